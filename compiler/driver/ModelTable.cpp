@@ -1,0 +1,76 @@
+#include "driver/ModelTable.h"
+
+#include "sema/OpRegistry.h"
+
+#include <cmath>
+#include <cstdio>
+#include <iomanip>
+#include <ostream>
+
+namespace dx {
+
+std::string withThousands(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+std::string humanCount(double n) {
+  const char *units[] = {"", " K", " M", " G", " T"};
+  int u = 0;
+  while (n >= 1000 && u < 4) {
+    n /= 1000;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.2f%s" : "%.0f%s", n, units[u]);
+  return buf;
+}
+
+void printModelTable(std::ostream &os, const CheckedModel &model, const SourceManager &sm) {
+  const Graph &g = model.graph;
+  const ast::FuncDecl &fn = *model.decl;
+  os << "model " << fn.name.name << "  (" << sm.describe(fn.name.range) << ")\n";
+  size_t pathWidth = 5;
+  for (const GraphNode &n : g.nodes)
+    if (!n.inLoss && n.op->category != OpCategory::Internal) pathWidth = std::max(pathWidth, n.path.size());
+  pathWidth = std::min<size_t>(pathWidth, 48);
+  auto row = [&](const std::string &idx, const std::string &layer, const std::string &op, const std::string &shape,
+                 const std::string &params, const std::string &flops) {
+    os << std::right << std::setw(5) << idx << "  " << std::left << std::setw(static_cast<int>(pathWidth)) << layer
+       << "  " << std::setw(17) << op << "  " << std::setw(22) << shape << std::right << std::setw(12) << params
+       << std::setw(16) << flops << "\n";
+  };
+  row("#", "layer", "op", "output", "params", "FLOPs");
+  for (size_t i = 0; i < g.inputs.size(); ++i)
+    row("in", g.inputNames[i], "input", g.values[g.inputs[i]].type.str(), "", "");
+  int index = 0;
+  for (const GraphNode &n : g.nodes) {
+    if (n.inLoss || n.op->category == OpCategory::Internal) continue;
+    int64_t params = 0;
+    for (const ParamTensor &p : n.params)
+      if (p.learnable) params += p.type.staticElements();
+    std::string shape = n.outputs.empty() ? "" : g.values[n.outputs[0]].type.str();
+    std::string layer = n.path.size() > pathWidth ? "..." + n.path.substr(n.path.size() - pathWidth + 3) : n.path;
+    row(std::to_string(index++), layer, n.op->name, shape, params ? withThousands(params) : "",
+        n.flops > 0 ? withThousands(static_cast<int64_t>(std::llround(n.flops))) : "");
+  }
+  for (size_t i = 0; i < g.outputs.size(); ++i)
+    row("out", g.outputNames[i], "output", g.values[g.outputs[i]].type.str(), "", "");
+  int64_t params = g.parameterCount();
+  double flops = g.forwardFlops();
+  os << "total: " << withThousands(params) << " parameters (" << humanCount(static_cast<double>(params))
+     << "), " << std::fixed << std::setprecision(2) << params * 4.0 / (1024.0 * 1024.0) << " MiB as f32; "
+     << humanCount(flops) << "FLOPs forward per sample\n";
+  os.unsetf(std::ios::fixed);
+  if (g.loss >= 0) {
+    const GraphValue &loss = g.values[g.loss];
+    os << "loss: " << sm.text(loss.def) << " -> " << loss.type.str() << "\n";
+  }
+}
+
+} // namespace dx

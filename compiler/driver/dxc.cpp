@@ -1,0 +1,191 @@
+// dxc: the DeepEx compiler driver.
+//
+//   dxc check FILE [--print-model] [--emit=ast]
+//   dxc compile FILE -o OUT [--target=cpu|cuda] [--emit=STAGE]
+//
+// Exit codes: 0 success, 1 errors in the input, 2 usage errors.
+#include "driver/LargeStack.h"
+#include "driver/ModelTable.h"
+#include "driver/VerifyDiagnostics.h"
+#include "frontend/ASTDump.h"
+#include "sema/Sema.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#ifndef DX_VERSION
+#define DX_VERSION "0.0.0"
+#endif
+#ifndef DX_STDLIB_SOURCE_DIR
+#define DX_STDLIB_SOURCE_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The stages --emit can stop after, in pipeline order.
+const std::vector<std::string> kStages = {"ast", "dx", "dx-grad", "linalg", "llvm", "ptx", "obj"};
+
+struct Options {
+  std::string command;
+  std::string input;
+  std::string output;
+  std::string emit;
+  std::string target = "cpu";
+  std::string color = "auto";
+  std::string stdlibDir;
+  bool printModel = false;
+  bool verify = false;
+  bool split = false;
+};
+
+std::string findStdlib(const std::string &flag) {
+  if (!flag.empty()) return flag;
+  if (const char *env = std::getenv("DX_STDLIB")) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path installed = exe.parent_path().parent_path() / "share" / "deepex" / "stdlib";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+  return DX_STDLIB_SOURCE_DIR;
+}
+
+bool useColor(const std::string &mode) {
+  if (mode == "always") return true;
+  if (mode == "never" || std::getenv("NO_COLOR")) return false;
+  const char *term = std::getenv("TERM");
+  return isatty(STDERR_FILENO) && term && std::string(term) != "dumb";
+}
+
+// Runs the front end on one input text; returns the exit code.
+int runOne(const Options &o, const std::optional<std::string> &contents) {
+  dx::SourceManager sm;
+  dx::DiagnosticEngine diags(sm);
+  dx::SemaOptions so;
+  so.stdlibDir = findStdlib(o.stdlibDir);
+  so.mainContents = contents;
+  bool color = useColor(o.color);
+
+  if (o.emit == "ast") {
+    auto mod = dx::loadModule(o.input, sm, diags, so);
+    if (o.verify) return dx::verifyDiagnostics(diags, std::cerr) ? 0 : 1;
+    diags.render(std::cerr, color);
+    if (!mod || diags.hasErrors()) return 1;
+    dx::dumpAST(std::cout, *mod->main, sm);
+    return 0;
+  }
+
+  auto prog = dx::analyze(o.input, sm, diags, so);
+  if (o.verify) return dx::verifyDiagnostics(diags, std::cerr) ? 0 : 1;
+  diags.render(std::cerr, color);
+  if (diags.hasErrors()) return 1;
+  if (o.printModel)
+    for (size_t i = 0; i < prog->models.size(); ++i) {
+      if (i) std::cout << "\n";
+      dx::printModelTable(std::cout, prog->models[i], sm);
+    }
+  if (o.command == "compile") {
+    std::cerr << "dxc: error: " << o.input << " passed the front end (parse, names, shapes), but code "
+              << "generation is not implemented yet, so no executable was written"
+              << (o.emit.empty() ? "" : " (--emit=" + o.emit + " is not available yet)") << "\n";
+    return 1;
+  }
+  if (!o.emit.empty()) {
+    std::cerr << "dxc: error: --emit=" << o.emit << " needs code generation, which is not implemented yet; "
+              << "only --emit=ast is available\n";
+    return 1;
+  }
+  return 0;
+}
+
+// --split-input-file: each chunk between `// -----` lines is checked on its
+// own. Earlier lines become blank so line numbers stay those of the file.
+int runSplit(const Options &o) {
+  std::ifstream in(o.input, std::ios::binary);
+  if (!in) {
+    std::cerr << "dxc: error: cannot read '" << o.input << "'\n";
+    return 1;
+  }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream ls(text);
+  while (std::getline(ls, line)) lines.push_back(line);
+  int rc = 0;
+  size_t start = 0;
+  bool first = true;
+  for (size_t i = 0; i <= lines.size(); ++i) {
+    bool sep = i < lines.size() && lines[i].rfind("// -----", 0) == 0;
+    if (!sep && i < lines.size()) continue;
+    std::string chunk;
+    for (size_t k = 0; k < start; ++k) chunk += "\n";
+    for (size_t k = start; k < i; ++k) chunk += lines[k] + "\n";
+    if (!first && o.emit == "ast") std::cout << "// -----\n";
+    first = false;
+    int r = runOne(o, chunk);
+    rc = std::max(rc, r);
+    start = i + 1;
+  }
+  return rc;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"dxc: the DeepEx compiler. Checks .dx files and compiles them to native training executables."};
+  app.set_version_flag("--version", std::string("dxc (DeepEx) ") + DX_VERSION);
+  app.require_subcommand(1);
+  Options o;
+
+  auto addCommon = [&](CLI::App *sub) {
+    sub->add_option("file", o.input, "the .dx file")->required();
+    sub->add_option("--emit", o.emit, "stop after a stage and print it: ast | dx | dx-grad | linalg | llvm | ptx | obj")
+        ->check(CLI::IsMember(kStages));
+    sub->add_flag("--print-model", o.printModel,
+                  "print a table of each model's layers: output shape, parameters, FLOPs");
+    sub->add_option("--stdlib-dir", o.stdlibDir, "where 'use std.NAME' finds NAME.dx (default: installed stdlib)");
+    sub->add_option("--color", o.color, "colour diagnostics: auto | always | never")
+        ->check(CLI::IsMember({"auto", "always", "never"}));
+    sub->add_flag("--verify-diagnostics", o.verify,
+                  "compare diagnostics with expected-error {{...}} comments in the source (for tests)");
+    sub->add_flag("--split-input-file", o.split, "check each chunk between '// -----' lines on its own (for tests)");
+  };
+  CLI::App *check = app.add_subcommand("check", "parse and check a .dx file: names, imports, shapes, train block");
+  addCommon(check);
+  CLI::App *compile = app.add_subcommand("compile", "compile a .dx file to an executable");
+  addCommon(compile);
+  compile->add_option("-o,--output", o.output, "the executable to write");
+  compile->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp &e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion &e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError &e) {
+    app.exit(e);
+    return 2;
+  }
+  o.command = check->parsed() ? "check" : "compile";
+  return dx::runWithLargeStack([&]() {
+    try {
+      return o.split ? runSplit(o) : runOne(o, std::nullopt);
+    } catch (const std::exception &e) {
+      std::cerr << "dxc: internal error: " << e.what() << "\n";
+      return 1;
+    }
+  });
+}

@@ -1,0 +1,60 @@
+// The checked contents of dataset and train blocks, with defaults filled in.
+// The runtime receives these as the generated module's metadata.
+#pragma once
+
+#include "sema/Types.h"
+#include "support/Source.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dx {
+
+struct DatasetConfig {
+  std::string name;
+  std::string format;                  // idx, npy, csv
+  std::vector<std::string> trainFiles; // inputs [, labels]
+  std::vector<std::string> testFiles;
+  std::vector<int64_t> sample;         // per-sample shape
+  int64_t classes = 0;                 // 0 = unknown / not a classification set
+  double scale = 1.0;                  // x * scale, then
+  std::vector<double> mean, std;       // (x - mean) / std, per channel or scalar
+  bool hasLabels = false;
+  int64_t labelColumn = -1;            // csv
+  bool header = false;                 // csv
+  SourceRange range, sampleRange;
+};
+
+struct OptimizerConfig {
+  std::string kind;                    // sgd, adam, adamw, rmsprop, lars
+  std::map<std::string, double> hyper; // lr, momentum, ... with defaults filled in
+};
+
+struct ScheduleConfig {
+  int64_t warmupEpochs = 0;
+  std::string kind = "constant";       // constant, step, multistep, exponential, cosine
+  std::map<std::string, double> hyper;
+  std::vector<int64_t> milestones;
+};
+
+struct TrainConfig {
+  std::string model, dataset;
+  OptimizerConfig optimizer;
+  ScheduleConfig schedule;
+  int64_t batchPerRank = 32;
+  int64_t epochs = 1;
+  int64_t seed = 0;
+  std::string sync = "allreduce";      // allreduce or average
+  int64_t averageEvery = 0;
+  std::string targetMetric;            // accuracy, loss, val_loss; empty = none
+  std::string targetOp;                // >= or <=
+  double targetValue = 0;
+  int64_t checkpointEvery = 0;         // epochs; 0 = only on signals
+  std::string lrScaling = "none";      // none or linear
+  SourceRange range;
+};
+
+} // namespace dx

@@ -1,0 +1,126 @@
+#include "support/Diagnostics.h"
+
+#include <algorithm>
+#include <ostream>
+
+namespace dx {
+
+Diagnostic &DiagnosticEngine::add(Severity s, SourceRange r, std::string msg) {
+  // The same error from a block instantiated many times is reported once.
+  for (const Diagnostic &d : diags_)
+    if (d.severity == s && d.range.file == r.file && d.range.begin == r.begin && d.message == msg) {
+      discard_ = Diagnostic{};
+      return discard_;
+    }
+  diags_.push_back(Diagnostic{s, r, std::move(msg), {}});
+  if (s == Severity::Error) ++errors_;
+  return diags_.back();
+}
+
+Diagnostic &DiagnosticEngine::error(SourceRange r, std::string msg) {
+  return add(Severity::Error, r, std::move(msg));
+}
+
+Diagnostic &DiagnosticEngine::warning(SourceRange r, std::string msg) {
+  return add(Severity::Warning, r, std::move(msg));
+}
+
+static const char *label(Severity s) {
+  switch (s) {
+  case Severity::Error: return "error";
+  case Severity::Warning: return "warning";
+  case Severity::Note: return "note";
+  }
+  return "error";
+}
+
+static const char *colorOf(Severity s) {
+  switch (s) {
+  case Severity::Error: return "\033[1;31m";
+  case Severity::Warning: return "\033[1;35m";
+  case Severity::Note: return "\033[1;36m";
+  }
+  return "";
+}
+
+void DiagnosticEngine::renderLocated(std::ostream &os, Severity s, const SourceRange &r,
+                                     const std::string &msg, bool color) const {
+  const char *bold = color ? "\033[1m" : "";
+  const char *reset = color ? "\033[0m" : "";
+  if (r.valid())
+    os << bold << sm_.describe(r) << ": " << reset;
+  else
+    os << bold << "dxc: " << reset;
+  os << (color ? colorOf(s) : "") << label(s) << ": " << reset << bold << msg << reset << "\n";
+  if (!r.valid()) return;
+  LineCol b = sm_.lineCol(r.file, r.begin);
+  std::string_view line = sm_.lineText(r.file, b.line);
+  os << "  " << line << "\n  ";
+  // Keep tabs so the caret lines up with the source line.
+  for (unsigned i = 1; i < b.col && i - 1 < line.size(); ++i)
+    os << (line[i - 1] == '\t' ? '\t' : ' ');
+  os << (color ? "\033[1;32m" : "") << '^';
+  // Tildes to the end of the range, clipped to the first line.
+  unsigned endCol = b.col;
+  if (r.end > r.begin) {
+    LineCol e = sm_.lineCol(r.file, r.end - 1);
+    endCol = e.line == b.line ? e.col : static_cast<unsigned>(line.size());
+  }
+  for (unsigned c = b.col + 1; c <= endCol; ++c) os << '~';
+  os << reset << "\n";
+}
+
+void DiagnosticEngine::renderNote(std::ostream &os, const Note &n, bool color) const {
+  renderLocated(os, Severity::Note, n.range, n.message, color);
+}
+
+void DiagnosticEngine::renderOne(std::ostream &os, const Diagnostic &d, bool color) const {
+  renderLocated(os, d.severity, d.range, d.message, color);
+  for (const Note &n : d.notes) renderNote(os, n, color);
+}
+
+void DiagnosticEngine::render(std::ostream &os, bool color) const {
+  unsigned errors = 0;
+  for (const Diagnostic &d : diags_) {
+    renderOne(os, d, color);
+    if (d.severity == Severity::Error) ++errors;
+  }
+  if (errors > 0) os << errors << (errors == 1 ? " error" : " errors") << " generated.\n";
+}
+
+static size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closestMatch(const std::string &word, const std::vector<std::string> &candidates) {
+  std::string best;
+  size_t bestDist = SIZE_MAX;
+  // Allow roughly one edit per three characters, at least one.
+  size_t limit = std::max<size_t>(1, (word.size() + 2) / 3);
+  for (const std::string &c : candidates) {
+    if (c == word) continue;
+    size_t d = editDistance(word, c);
+    if (d <= limit && d < bestDist) {
+      bestDist = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string didYouMean(const std::string &word, const std::vector<std::string> &candidates) {
+  std::string m = closestMatch(word, candidates);
+  return m.empty() ? "" : "; did you mean '" + m + "'?";
+}
+
+} // namespace dx
