@@ -23,6 +23,10 @@ bool readFile(const std::string &path, std::string &out, std::string &why) {
     why = "is a directory";
     return false;
   }
+  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec)) {
+    why = "not a regular file"; // e.g. /dev/zero would never end
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     why = fs::exists(path, ec) ? "permission denied" : "no such file";

@@ -1,0 +1,21 @@
+# lit configuration for DeepEx. Tests live beside the code they test
+# (compiler/*/test) and end-to-end checks under test/.
+#   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -Dbuild_dir=build compiler test
+import os
+import lit.formats
+
+config.name = "DeepEx"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".dx", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+
+build_dir = os.path.abspath(lit_config.params.get("build_dir", os.path.join(config.test_source_root, "build")))
+config.test_exec_root = os.path.join(build_dir, "lit")
+llvm_bin = "/usr/lib/llvm-19/bin"
+
+config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["NO_COLOR"] = "1"
+config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc")))
+config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))
+config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what DeepEx needs from Debian's archive (idempotent) and builds it.
+# Usage: scripts/setup.sh [build-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+
+PACKAGES=(
+  cmake ninja-build ccache g++ python3
+  antlr4 libantlr4-runtime-dev libcli11-dev
+  llvm-19-tools                       # lit and FileCheck
+  clang libclang-rt-14-dev            # libFuzzer for the front-end fuzz test
+  dataset-fashion-mnist
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q "${missing[@]}"
+fi
+
+if [ ! -f "$BUILD/build.ninja" ]; then
+  cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+# Two jobs at most: MLIR translation units need ~3 GB each.
+ninja -C "$BUILD" -j2

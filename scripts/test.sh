@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: the lit suite (parser, AST, shapes, diagnostics,
+# examples) and a bounded fuzzing run of the front end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh build
+python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv -Dbuild_dir=build compiler test
+bash fuzz/run.sh "${DX_FUZZ_SECONDS:-60}"
