@@ -1,6 +1,7 @@
 #include "sema/Sema.h"
 
 #include "sema/Elaborator.h"
+#include "sema/Resolve.h"
 #include "sema/TrainCheck.h"
 
 namespace dx {
@@ -9,6 +10,7 @@ std::unique_ptr<Program> analyze(const std::string &path, SourceManager &sm, Dia
                                  const SemaOptions &opts) {
   auto prog = std::make_unique<Program>();
   if (!loadInto(prog->module, path, sm, diags, opts) || diags.hasErrors()) return prog;
+  resolveNames(prog->module, diags);
 
   // The trained model first (with its loss), then the file's other models.
   checkDatasetsAndTrain(*prog, diags);

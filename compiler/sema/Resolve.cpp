@@ -1,0 +1,97 @@
+#include "sema/Resolve.h"
+
+#include "sema/OpRegistry.h"
+
+#include <set>
+
+namespace dx {
+namespace {
+
+class Resolver {
+public:
+  Resolver(const Module &mod, DiagnosticEngine &diags) : mod_(mod), diags_(diags) {}
+
+  void func(const ast::FuncDecl &fn) {
+    scope_.clear();
+    for (const ast::Param &p : fn.params) {
+      if (p.defaultValue) expr(*p.defaultValue);
+      scope_.insert(p.name.name);
+    }
+    for (const ast::Stmt &s : fn.body) {
+      for (const auto &v : s.values) expr(*v);
+      for (const ast::Ident &t : s.targets) scope_.insert(t.name);
+    }
+  }
+
+private:
+  void name(const std::string &n, SourceRange r) {
+    if (scope_.count(n)) return;
+    std::vector<std::string> cands(scope_.begin(), scope_.end());
+    std::string hint = didYouMean(n, cands);
+    if (mod_.funcs.count(n) || lookupOp(n))
+      hint = "; '" + n + "' is " + (lookupOp(n) ? "an operator" : "a block") + ": call it, e.g. '" + n +
+             "(x)', or use it in a pipeline 'x |> " + n + "'";
+    diags_.error(r, "use of undefined name '" + n + "'" + hint);
+  }
+
+  void callee(const ast::Ident &c) {
+    if (mod_.funcs.count(c.name) || lookupOp(c.name)) return;
+    if (scope_.count(c.name)) {
+      diags_.error(c.range, "'" + c.name + "' is a value, not an operator or block");
+      return;
+    }
+    std::vector<std::string> cands = opNames();
+    for (auto &[k, v] : mod_.funcs) cands.push_back(k);
+    diags_.error(c.range, "unknown operator or block '" + c.name + "'" + didYouMean(c.name, cands));
+  }
+
+  void args(const std::vector<ast::Arg> &as) {
+    for (const ast::Arg &a : as)
+      if (a.value->kind != ast::ExprKind::Name) expr(*a.value);
+  }
+
+  void stage(const ast::Stage &s) {
+    if (s.kind == ast::Stage::Kind::Call) {
+      callee(s.callee);
+      args(s.args);
+      return;
+    }
+    expr(*s.count);
+    for (const ast::Stage &b : s.body) stage(b);
+  }
+
+  void expr(const ast::Expr &e) {
+    switch (e.kind) {
+    case ast::ExprKind::Name: name(e.text, e.range); return;
+    case ast::ExprKind::Call:
+      callee(e.callee);
+      args(e.args);
+      return;
+    case ast::ExprKind::Pipe:
+      expr(*e.lhs);
+      stage(*e.stage);
+      return;
+    case ast::ExprKind::List:
+      for (const auto &el : e.elems) expr(*el);
+      return;
+    default:
+      if (e.lhs) expr(*e.lhs);
+      if (e.rhs) expr(*e.rhs);
+      return;
+    }
+  }
+
+  const Module &mod_;
+  DiagnosticEngine &diags_;
+  std::set<std::string> scope_;
+};
+
+} // namespace
+
+void resolveNames(const Module &mod, DiagnosticEngine &diags) {
+  Resolver r(mod, diags);
+  for (const auto &file : mod.files)
+    for (const auto &fn : file->funcs) r.func(*fn);
+}
+
+} // namespace dx
