@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "DeepEx"
 config.test_format = lit.formats.ShTest(execute_external=True)
-config.suffixes = [".dx", ".test"]
+config.suffixes = [".dx", ".test", ".mlir"]
 config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 
@@ -14,7 +14,8 @@ build_dir = os.path.abspath(lit_config.params.get("build_dir", os.path.join(conf
 config.test_exec_root = os.path.join(build_dir, "lit")
 llvm_bin = "/usr/lib/llvm-19/bin"
 
-config.environment["PATH"] = os.pathsep.join([llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["PATH"] = os.pathsep.join(
+    [os.path.join(build_dir, "compiler"), llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["NO_COLOR"] = "1"
 config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc")))
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))

@@ -39,10 +39,13 @@ void printModelTable(std::ostream &os, const CheckedModel &model, const SourceMa
   for (const GraphNode &n : g.nodes)
     if (!n.inLoss && n.op->category != OpCategory::Internal) pathWidth = std::max(pathWidth, n.path.size());
   pathWidth = std::min<size_t>(pathWidth, 48);
+  size_t opWidth = 17; // wider for long names such as softmax_cross_entropy
+  for (const GraphNode &n : g.nodes)
+    if (!n.inLoss && n.op->category != OpCategory::Internal) opWidth = std::max(opWidth, n.op->name.size());
   auto row = [&](const std::string &idx, const std::string &layer, const std::string &op, const std::string &shape,
                  const std::string &params, const std::string &flops) {
     os << std::right << std::setw(5) << idx << "  " << std::left << std::setw(static_cast<int>(pathWidth)) << layer
-       << "  " << std::setw(17) << op << "  " << std::setw(22) << shape << std::right << std::setw(12) << params
+       << "  " << std::setw(static_cast<int>(opWidth)) << op << "  " << std::setw(22) << shape << std::right << std::setw(12) << params
        << std::setw(16) << flops << "\n";
   };
   row("#", "layer", "op", "output", "params", "FLOPs");
@@ -65,7 +68,7 @@ void printModelTable(std::ostream &os, const CheckedModel &model, const SourceMa
   double flops = g.forwardFlops();
   os << "total: " << withThousands(params) << " parameters (" << humanCount(static_cast<double>(params))
      << "), " << std::fixed << std::setprecision(2) << params * 4.0 / (1024.0 * 1024.0) << " MiB as f32; "
-     << humanCount(flops) << "FLOPs forward per sample\n";
+     << humanCount(flops) << (flops < 1000 ? " " : "") << "FLOPs forward per sample\n"; // "0 FLOPs", "8.71 MFLOPs"
   os.unsetf(std::ios::fixed);
   if (g.loss >= 0) {
     const GraphValue &loss = g.values[g.loss];

@@ -4,6 +4,7 @@
 //   dxc compile FILE -o OUT [--target=cpu|cuda] [--emit=STAGE]
 //
 // Exit codes: 0 success, 1 errors in the input, 2 usage errors.
+#include "driver/EmitMLIR.h"
 #include "driver/LargeStack.h"
 #include "driver/ModelTable.h"
 #include "driver/VerifyDiagnostics.h"
@@ -42,6 +43,7 @@ struct Options {
   std::string color = "auto";
   std::string stdlibDir;
   bool printModel = false;
+  bool printLocations = false;
   bool verify = false;
   bool split = false;
 };
@@ -92,6 +94,9 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
       if (i) std::cout << "\n";
       dx::printModelTable(std::cout, prog->models[i], sm);
     }
+#ifdef DX_HAVE_MLIR
+  if (o.emit == "dx" || o.emit == "dx-grad") return dx::emitMLIR(*prog, sm, o.emit, o.printLocations);
+#endif
   if (o.command == "compile") {
     std::cerr << "dxc: error: " << o.input << " passed the front end (parse, names, shapes), but code "
               << "generation is not implemented yet, so no executable was written"
@@ -99,8 +104,8 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     return 1;
   }
   if (!o.emit.empty()) {
-    std::cerr << "dxc: error: --emit=" << o.emit << " needs code generation, which is not implemented yet; "
-              << "only --emit=ast is available\n";
+    std::cerr << "dxc: error: --emit=" << o.emit << " is not implemented yet; "
+              << "the stages available now are ast, dx and dx-grad\n";
     return 1;
   }
   return 0;
@@ -151,6 +156,7 @@ int main(int argc, char **argv) {
     sub->add_option("file", o.input, "the .dx file")->required();
     sub->add_option("--emit", o.emit, "stop after a stage and print it: ast | dx | dx-grad | linalg | llvm | ptx | obj")
         ->check(CLI::IsMember(kStages));
+    sub->add_flag("--print-locations", o.printLocations, "with --emit=dx: print each op's .dx location");
     sub->add_flag("--print-model", o.printModel,
                   "print a table of each model's layers: output shape, parameters, FLOPs");
     sub->add_option("--stdlib-dir", o.stdlibDir, "where 'use std.NAME' finds NAME.dx (default: installed stdlib)");

@@ -7,6 +7,21 @@
 namespace dx {
 namespace {
 
+// Re-escapes a string literal's value so the dump stays one line per node.
+std::string quoted(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    default: out += c;
+    }
+  }
+  return out + "\"";
+}
+
 class Dumper {
 public:
   Dumper(std::ostream &os, const SourceManager &sm) : os_(os), sm_(sm) {}
@@ -14,7 +29,7 @@ public:
   void file(const ast::File &f) {
     os_ << "File " << f.path << "\n";
     ++depth_;
-    for (const ast::Use &u : f.uses) line("Use " + u.spelling(), u.range);
+    for (const ast::Use &u : f.uses) line("Use " + (u.file ? quoted(*u.file) : u.spelling()), u.range);
     // Declarations in source order.
     struct Item {
       uint32_t at;
@@ -133,7 +148,7 @@ private:
       line(std::string("Float ") + buf, e.range);
       return;
     }
-    case ast::ExprKind::String: line("String \"" + e.text + "\"", e.range); return;
+    case ast::ExprKind::String: line("String " + quoted(e.text), e.range); return;
     case ast::ExprKind::Bool: line(std::string("Bool ") + (e.boolValue ? "true" : "false"), e.range); return;
     case ast::ExprKind::Name: line("Name " + e.text, e.range); return;
     case ast::ExprKind::Call:

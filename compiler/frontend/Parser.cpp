@@ -4,8 +4,10 @@
 #include "DeepExParser.h"
 #include "antlr4-runtime.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace dx {
@@ -13,9 +15,35 @@ namespace {
 
 using P = DeepExParser;
 
-// Deeper nesting than this is certainly not a real model, and unbounded
-// nesting would exhaust the stack of the recursive-descent parser.
-constexpr int kMaxNesting = 256;
+// The lexer sees each byte of the source as one character (code points
+// 0-255), so token offsets are byte offsets like every SourceRange, text after
+// a non-ASCII character keeps its columns, and invalid UTF-8 cannot make the
+// input stream throw. Token text is the source's own bytes.
+class ByteStream : public antlr4::ANTLRInputStream {
+public:
+  explicit ByteStream(const std::string &bytes) : bytes_(bytes) {
+    _data.clear();
+    _data.reserve(bytes.size());
+    for (unsigned char c : bytes) _data.push_back(static_cast<char32_t>(c));
+    p = 0;
+  }
+  std::string getText(const antlr4::misc::Interval &iv) override {
+    if (iv.a < 0 || iv.b < iv.a || static_cast<size_t>(iv.a) >= bytes_.size()) return "";
+    size_t b = std::min(static_cast<size_t>(iv.b), bytes_.size() - 1);
+    return bytes_.substr(static_cast<size_t>(iv.a), b - static_cast<size_t>(iv.a) + 1);
+  }
+
+private:
+  const std::string &bytes_;
+};
+
+// Syntax errors of one file, emitted in source order once lexing, the
+// token pre-pass and the parser are done.
+struct Pending {
+  SourceRange range;
+  std::string message;
+};
+using PendingList = std::vector<Pending>;
 
 SourceRange rangeOf(int file, const antlr4::Token *t) {
   if (!t) return {};
@@ -43,6 +71,21 @@ std::string describeToken(const antlr4::Token *t) {
   return "'" + t->getText() + "'";
 }
 
+// "character '$'", "control character U+0001", "byte 0xFF (not valid UTF-8)".
+std::string describeStray(const std::string &text) {
+  unsigned char c = text.empty() ? 0 : static_cast<unsigned char>(text[0]);
+  char buf[48];
+  if (c < 0x20 || c == 0x7f) {
+    std::snprintf(buf, sizeof buf, "control character U+%04X", c);
+    return buf;
+  }
+  if (c >= 0x80 && text.size() == 1) {
+    std::snprintf(buf, sizeof buf, "byte 0x%02X (the file is not valid UTF-8)", c);
+    return buf;
+  }
+  return "character '" + text + "'";
+}
+
 // Renders an expected-token set for a message; an expression's many possible
 // first tokens are collapsed to "expression".
 std::string describeExpected(const antlr4::misc::IntervalSet &set, const antlr4::dfa::Vocabulary &vocab) {
@@ -64,6 +107,17 @@ std::string describeExpected(const antlr4::misc::IntervalSet &set, const antlr4:
   } else {
     for (size_t t : types) names.push_back(tokenName(vocab, t));
   }
+  auto is = [&](std::vector<size_t> want) {
+    std::sort(want.begin(), want.end());
+    std::vector<size_t> have = types;
+    std::sort(have.begin(), have.end());
+    return have == want;
+  };
+  if (is({DeepExLexer::IDENT, DeepExLexer::RETURN, DeepExLexer::RBRACE}))
+    return "a statement ('name = ...' or 'return ...') or '}'";
+  if (is({antlr4::Token::EOF, DeepExLexer::USE, DeepExLexer::BLOCK, DeepExLexer::MODEL, DeepExLexer::DATASET,
+          DeepExLexer::TRAIN}))
+    return "a declaration ('use', 'block', 'model', 'dataset' or 'train')";
   if (names.empty()) return "";
   if (names.size() > 6) return "";
   std::string out;
@@ -76,33 +130,52 @@ std::string describeExpected(const antlr4::misc::IntervalSet &set, const antlr4:
 
 class LexerErrors : public antlr4::BaseErrorListener {
 public:
-  LexerErrors(int file, DiagnosticEngine &d) : file_(file), diags_(d) {}
+  LexerErrors(int file, PendingList &d) : file_(file), diags_(d) {}
   void syntaxError(antlr4::Recognizer *, antlr4::Token *, size_t, size_t, const std::string &msg,
                    std::exception_ptr) override {
-    // Only reached for input no lexer rule matches (e.g. an unterminated
-    // block comment); single stray characters become UNKNOWN tokens.
-    diags_.error({file_, 0, 0}, "lexical error: " + msg);
+    // Not reached in practice: the UNKNOWN rule matches any single
+    // character, and unterminated strings and comments are found by the
+    // token pre-pass. Kept as a safety net.
+    diags_.push_back({{file_, 0, 0}, "lexical error: " + msg});
   }
 private:
+  static bool isBinaryOperator(size_t t) {
+    return t == DeepExLexer::PLUS || t == DeepExLexer::MINUS || t == DeepExLexer::STAR || t == DeepExLexer::SLASH ||
+           t == DeepExLexer::LT || t == DeepExLexer::LE || t == DeepExLexer::GT || t == DeepExLexer::GE ||
+           t == DeepExLexer::EQ || t == DeepExLexer::NE;
+  }
   int file_;
-  DiagnosticEngine &diags_;
+  PendingList &diags_;
+  size_t lastError_ = SIZE_MAX;
 };
 
 class ParserErrors : public antlr4::BaseErrorListener {
 public:
-  ParserErrors(int file, DiagnosticEngine &d) : file_(file), diags_(d) {}
+  ParserErrors(int file, PendingList &d) : file_(file), diags_(d) {}
   void syntaxError(antlr4::Recognizer *rec, antlr4::Token *tok, size_t, size_t,
                    const std::string &msg, std::exception_ptr ep) override {
     auto *parser = static_cast<antlr4::Parser *>(rec);
     const auto &vocab = parser->getVocabulary();
     SourceRange r = rangeOf(file_, tok);
-    if (tok && tok->getType() == DeepExLexer::UNKNOWN) {
-      // One message per stray character, not one per recovery attempt.
-      if (r.begin == lastUnknown_) return;
-      lastUnknown_ = r.begin;
-      diags_.error(r, "unexpected character " + describeToken(tok));
-      return;
+    if (tok && tok->getType() == antlr4::Token::EOF) {
+      // Point just after the last token, on a line the reader can see.
+      auto *ts = dynamic_cast<antlr4::BufferedTokenStream *>(parser->getTokenStream());
+      for (size_t i = tok->getTokenIndex(); ts && i-- > 0;) {
+        antlr4::Token *prev = ts->get(i);
+        if (prev->getChannel() != antlr4::Token::DEFAULT_CHANNEL) continue;
+        uint32_t at = static_cast<uint32_t>(prev->getStopIndex() + 1);
+        r = {file_, at, at};
+        break;
+      }
     }
+    // The parser's recovery often reports the same mistake again a token or
+    // two later; keep the first report only.
+    size_t index = tok ? tok->getTokenIndex() : 0;
+    bool cascade = lastError_ != SIZE_MAX && index <= lastError_ + 3;
+    lastError_ = index;
+    if (cascade) return;
+    // Stray characters were reported by the token pre-pass, once each.
+    if (tok && tok->getType() == DeepExLexer::UNKNOWN) return;
     std::string expected;
     try {
       expected = describeExpected(parser->getExpectedTokens(), vocab);
@@ -115,7 +188,13 @@ public:
              " before " + found;
     } else if (msg.rfind("extraneous input", 0) == 0) {
       text = "unexpected " + found;
-      if (!expected.empty()) text += "; expected " + expected;
+      if (tok && isBinaryOperator(tok->getType())) {
+        // `x +` then something that cannot start an expression: the parser
+        // ends the expression before the operator and stumbles on it.
+        antlr4::Token *next = parser->getTokenStream()->LT(2);
+        text = "expected an expression after " + found + ", found " + describeToken(next);
+      } else if (!expected.empty())
+        text += "; expected " + expected;
     } else if (ep) {
       text = expected.empty() ? "unexpected " + found : "expected " + expected + ", found " + found;
       if (tok && tok->getType() == DeepExLexer::EOF) text = "unexpected end of file" +
@@ -123,12 +202,17 @@ public:
     } else {
       text = msg;
     }
-    diags_.error(r, text);
+    diags_.push_back({r, text});
   }
 private:
+  static bool isBinaryOperator(size_t t) {
+    return t == DeepExLexer::PLUS || t == DeepExLexer::MINUS || t == DeepExLexer::STAR || t == DeepExLexer::SLASH ||
+           t == DeepExLexer::LT || t == DeepExLexer::LE || t == DeepExLexer::GT || t == DeepExLexer::GE ||
+           t == DeepExLexer::EQ || t == DeepExLexer::NE;
+  }
   int file_;
-  DiagnosticEngine &diags_;
-  uint32_t lastUnknown_ = UINT32_MAX;
+  PendingList &diags_;
+  size_t lastError_ = SIZE_MAX;
 };
 
 // Walks the ANTLR parse tree (free of syntax errors) and builds the AST.
@@ -424,45 +508,187 @@ private:
 
 } // namespace
 
+namespace {
+
+bool isOpen(size_t ty) { return ty == DeepExLexer::LPAREN || ty == DeepExLexer::LBRACK || ty == DeepExLexer::LBRACE; }
+bool isClose(size_t ty) { return ty == DeepExLexer::RPAREN || ty == DeepExLexer::RBRACK || ty == DeepExLexer::RBRACE; }
+size_t closerOf(size_t open) {
+  return open == DeepExLexer::LPAREN ? DeepExLexer::RPAREN
+         : open == DeepExLexer::LBRACK ? DeepExLexer::RBRACK
+                                        : DeepExLexer::RBRACE;
+}
+const char *spell(size_t ty) {
+  switch (ty) {
+  case DeepExLexer::LPAREN: return "(";
+  case DeepExLexer::RPAREN: return ")";
+  case DeepExLexer::LBRACK: return "[";
+  case DeepExLexer::RBRACK: return "]";
+  case DeepExLexer::LBRACE: return "{";
+  default: return "}";
+  }
+}
+
+void hide(antlr4::Token *t) {
+  if (auto *w = dynamic_cast<antlr4::WritableToken *>(t)) w->setChannel(antlr4::Token::HIDDEN_CHANNEL);
+}
+
+// Fixes up the token stream before parsing and finds the errors a grammar
+// reports badly: a multi-byte UTF-8 character becomes one token; stray
+// characters are reported once each; an unterminated string, an unterminated
+// /* comment and unbalanced brackets are reported here, at the quote, comment
+// or bracket at fault, and the parse is skipped, since the parser would only
+// add follow-on errors. Returns false when the parser must not run.
+bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks, PendingList &out) {
+  auto unit = [&](size_t i) { return static_cast<unsigned char>(src[toks[i]->getStartIndex()]); };
+  std::vector<antlr4::Token *> live;
+  std::vector<Pending> strays;
+  bool unterminated = false;
+  for (size_t i = 0; i < toks.size(); ++i) {
+    antlr4::Token *t = toks[i];
+    if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL) continue;
+    size_t ty = t->getType();
+    if (ty == DeepExLexer::UNKNOWN) {
+      unsigned char c = unit(i);
+      if (c == '"') {
+        // STRING did not match, so the line has no closing quote.
+        size_t eol = src.find('\n', t->getStartIndex());
+        if (eol == std::string::npos) eol = src.size();
+        while (eol > t->getStartIndex() + 1 && src[eol - 1] == '\r') --eol;
+        out.push_back({{file, static_cast<uint32_t>(t->getStartIndex()), static_cast<uint32_t>(eol)},
+                       "unterminated string: missing closing '\"' on this line"});
+        unterminated = true;
+        // The rest of the line belongs to the string.
+        while (i + 1 < toks.size() && toks[i + 1]->getType() != antlr4::Token::EOF &&
+               toks[i + 1]->getStartIndex() < eol)
+          hide(toks[++i]);
+        live.push_back(t);
+        continue;
+      }
+      // Join the bytes of one UTF-8 character into one token.
+      size_t n = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : 0;
+      bool whole = n > 0 && i + n < toks.size();
+      for (size_t k = 1; whole && k <= n; ++k)
+        whole = toks[i + k]->getType() == DeepExLexer::UNKNOWN &&
+                toks[i + k]->getStartIndex() == t->getStartIndex() + k && (unit(i + k) & 0xC0) == 0x80;
+      if (whole) {
+        if (auto *w = dynamic_cast<antlr4::CommonToken *>(t)) w->setStopIndex(t->getStartIndex() + n);
+        for (size_t k = 1; k <= n; ++k) hide(toks[i + k]);
+        i += n;
+      }
+      if (strays.empty() || strays.back().range.end != t->getStartIndex())
+        strays.push_back({rangeOf(file, t), "unexpected " + describeStray(t->getText())});
+      live.push_back(t);
+      continue;
+    }
+    // '/' right before '*' can only be a comment that BLOCK_COMMENT did not
+    // match: one without its '*/'. It swallows the rest of the file.
+    if (ty == DeepExLexer::SLASH && i + 1 < toks.size() && toks[i + 1]->getType() == DeepExLexer::STAR &&
+        toks[i + 1]->getStartIndex() == t->getStartIndex() + 1) {
+      out.push_back({{file, static_cast<uint32_t>(t->getStartIndex()), static_cast<uint32_t>(t->getStartIndex() + 2)},
+                     "unterminated comment: '/*' has no matching '*/'"});
+      out.insert(out.end(), strays.begin(), strays.end());
+      return false;
+    }
+    live.push_back(t);
+  }
+
+  // What follows an unterminated string (brackets it held, its words) would
+  // only give follow-on errors.
+  if (unterminated) {
+    out.insert(out.end(), strays.begin(), strays.end());
+    return false;
+  }
+
+  // Brackets: the grammar needs them balanced everywhere, and the parser's
+  // recovery would report a missing one far from where it is.
+  constexpr int kMaxNesting = 256;
+  std::vector<antlr4::Token *> stack;
+  bool bad = false;
+  for (antlr4::Token *t : live) {
+    size_t ty = t->getType();
+    if (isOpen(ty)) {
+      stack.push_back(t);
+      if (stack.size() > kMaxNesting) {
+        // Deeper nesting is certainly not a real model, and unbounded nesting
+        // would exhaust the stack of the recursive-descent parser.
+        out.push_back({rangeOf(file, t), "brackets nested too deeply (more than " + std::to_string(kMaxNesting) +
+                                             " levels)"});
+        out.insert(out.end(), strays.begin(), strays.end());
+        return false;
+      }
+      continue;
+    }
+    if (!isClose(ty)) continue;
+    if (!stack.empty() && closerOf(stack.back()->getType()) == ty) {
+      stack.pop_back();
+      continue;
+    }
+    bad = true;
+    size_t match = stack.size();
+    for (size_t k = stack.size(); k-- > 0;)
+      if (closerOf(stack[k]->getType()) == ty) {
+        match = k;
+        break;
+      }
+    if (match == stack.size()) {
+      // Closes nothing that is open: an extra bracket.
+      out.push_back({rangeOf(file, t), std::string("unmatched '") + spell(ty) + "': no '" +
+                                           spell(ty == DeepExLexer::RPAREN   ? DeepExLexer::LPAREN
+                                                 : ty == DeepExLexer::RBRACK ? DeepExLexer::LBRACK
+                                                                             : DeepExLexer::LBRACE) +
+                                           "' is open here"});
+      continue;
+    }
+    for (size_t k = match + 1; k < stack.size(); ++k)
+      out.push_back({rangeOf(file, stack[k]), std::string("unclosed '") + spell(stack[k]->getType()) +
+                                                  "': no matching '" + spell(closerOf(stack[k]->getType())) + "'"});
+    stack.resize(match);
+  }
+  for (antlr4::Token *t : stack)
+    out.push_back({rangeOf(file, t), std::string("unclosed '") + spell(t->getType()) + "': no matching '" +
+                                         spell(closerOf(t->getType())) + "'"});
+  out.insert(out.end(), strays.begin(), strays.end());
+  return !bad && stack.empty();
+}
+
+} // namespace
+
 std::unique_ptr<ast::File> parseFile(int fileId, DiagnosticEngine &diags) {
   const SourceManager &sm = diags.sources();
   unsigned before = diags.errorCount();
-  antlr4::ANTLRInputStream input(sm.contents(fileId));
+  PendingList pending;
+  auto flush = [&]() {
+    std::stable_sort(pending.begin(), pending.end(),
+                     [](const Pending &a, const Pending &b) { return a.range.begin < b.range.begin; });
+    for (const Pending &p : pending) diags.error(p.range, p.message);
+    pending.clear();
+  };
+  ByteStream input(sm.contents(fileId));
   DeepExLexer lexer(&input);
-  LexerErrors lexErrors(fileId, diags);
+  LexerErrors lexErrors(fileId, pending);
   lexer.removeErrorListeners();
   lexer.addErrorListener(&lexErrors);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
 
-  // Refuse pathological bracket nesting before the recursive parser sees it.
-  // (Long operator chains are handled by running the front end on a large
-  // stack; see driver/FrontEnd.cpp.)
-  int depth = 0;
-  for (antlr4::Token *t : tokens.getTokens()) {
-    size_t ty = t->getType();
-    if (ty == DeepExLexer::LPAREN || ty == DeepExLexer::LBRACK || ty == DeepExLexer::LBRACE) {
-      if (++depth > kMaxNesting) {
-        diags.error(rangeOf(fileId, t), "brackets nested too deeply (more than " +
-                                            std::to_string(kMaxNesting) + " levels)");
-        return nullptr;
-      }
-    } else if (ty == DeepExLexer::RPAREN || ty == DeepExLexer::RBRACK || ty == DeepExLexer::RBRACE) {
-      if (depth > 0) --depth;
-    }
+  if (!prepass(fileId, sm.contents(fileId), tokens.getTokens(), pending)) {
+    flush();
+    return nullptr;
   }
 
   DeepExParser parser(&tokens);
-  ParserErrors parseErrors(fileId, diags);
+  ParserErrors parseErrors(fileId, pending);
   parser.removeErrorListeners();
   parser.addErrorListener(&parseErrors);
   DeepExParser::FileContext *tree = nullptr;
   try {
     tree = parser.file();
   } catch (const std::exception &e) {
-    diags.error({fileId, 0, 0}, std::string("parser failed: ") + e.what());
+    pending.push_back({{fileId, 0, 0}, std::string("parser failed: ") + e.what()});
+    flush();
     return nullptr;
   }
+  flush();
   if (diags.errorCount() != before) return nullptr;
   try {
     auto file = Builder(fileId, diags).build(tree);

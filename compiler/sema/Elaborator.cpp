@@ -12,11 +12,22 @@ constexpr size_t kMaxDepth = 64;
 // More operator applications than this is not a model this tool can train.
 constexpr size_t kMaxNodes = 1'000'000;
 constexpr int64_t kMaxRepeat = 10'000;
+// Block instantiations plus repeat iterations: these make no operations
+// themselves, so without their own bound blocks that call each other twice
+// (or nested repeats of repeat(0)) take exponential time.
+constexpr size_t kMaxSteps = 1'000'000;
 
 const OpInfo &constantOp() {
   for (const OpInfo &op : opRegistry())
     if (op.name == "constant") return op;
   __builtin_unreachable();
+}
+
+// A bare name given to a `symbol` parameter is the symbol itself (`pad: same`),
+// unless it names a value in scope.
+bool bareSymbol(const ast::Param &p, const ast::Expr &e, const std::map<std::string, Value> &vars) {
+  return p.type && !p.type->tensor && p.type->scalar.name == "symbol" && e.kind == ast::ExprKind::Name &&
+         !vars.count(e.text);
 }
 
 const char *opNameOf(ast::BinOp op) {
@@ -113,7 +124,8 @@ void Elaborator::elaborateModel(const ast::FuncDecl &model) {
       g_.inputNames.push_back(p.name.name);
       top.vars[p.name.name] = Value::ofTensor(v, p.range);
     } else if (p.defaultValue) {
-      Value v = expr(*p.defaultValue);
+      Value v = bareSymbol(p, *p.defaultValue, top.vars) ? Value::ofSymbol(p.defaultValue->text, p.defaultValue->range)
+                                                         : expr(*p.defaultValue);
       if (!v.isError() && !checkParamType(p, v)) v = Value::error();
       top.vars[p.name.name] = v;
     } else {
@@ -174,7 +186,10 @@ std::vector<Value> Elaborator::runBody(const ast::FuncDecl &fn) {
     }
     if (s.kind == ast::Stmt::Kind::Return) {
       returned = true;
-      for (const auto &v : s.values) results.push_back(expr(*v));
+      // `return blk(x)` passes on every value of a block with several outputs.
+      if (s.values.size() == 1) results = exprMulti(*s.values[0]);
+      else
+        for (const auto &v : s.values) results.push_back(expr(*v));
       continue;
     }
     std::vector<Value> vals = exprMulti(*s.values[0]);
@@ -421,8 +436,9 @@ std::vector<Value> Elaborator::applyStage(Value input, SourceRange inputRange, c
     return {Value::error()};
   }
   Value v = input;
-  for (int64_t i = 0; i < count.i && !v.isError() && !tooLarge_; ++i)
+  for (int64_t i = 0; i < count.i && !v.isError() && step(stage.range); ++i)
     for (const ast::Stage &s : stage.body) v = single(applyStage(v, stage.range, s), s.range, "this stage");
+  if (tooLarge_) return {Value::error()};
   return {v};
 }
 
@@ -443,8 +459,18 @@ std::vector<Value> Elaborator::call(const ast::Ident &callee, std::vector<Arg> a
   return {Value::error()};
 }
 
+bool Elaborator::step(SourceRange range) {
+  if (tooLarge_) return false;
+  if (++steps_ <= kMaxSteps) return true;
+  tooLarge_ = true;
+  diags_.error(range, "the model takes more than " + std::to_string(kMaxSteps) +
+                          " block instantiations and repeat iterations to elaborate");
+  return false;
+}
+
 std::vector<Value> Elaborator::instantiate(const ast::FuncDecl &fn, std::vector<Arg> args, SourceRange range) {
   size_t nres = fn.hasOutputs ? fn.outputs.size() : 1;
+  if (!step(range)) return errors(nres);
   if (frames_.size() > kMaxDepth) {
     auto &d = diags_.error(range, "blocks nested more than " + std::to_string(kMaxDepth) +
                                       " deep; is '" + fn.name.name + "' recursive?");
@@ -486,7 +512,11 @@ std::vector<Value> Elaborator::instantiate(const ast::FuncDecl &fn, std::vector<
         continue;
       }
     }
-    if (a.value.unbound) a.value = lookup(a.value.s, a.range);
+    if (a.value.unbound) {
+      const ast::TypeExpr *t = fn.params[idx].type ? &*fn.params[idx].type : nullptr;
+      if (t && !t->tensor && t->scalar.name == "symbol") a.value.unbound = false; // e.g. `same`
+      else a.value = lookup(a.value.s, a.range);
+    }
     bound[idx] = a.value;
   }
   if (bad) return errors(nres);
@@ -499,6 +529,8 @@ std::vector<Value> Elaborator::instantiate(const ast::FuncDecl &fn, std::vector<
     const ast::Param &p = fn.params[k];
     Value v;
     if (bound[k]) v = *bound[k];
+    else if (p.defaultValue && bareSymbol(p, *p.defaultValue, frames_.back().vars))
+      v = Value::ofSymbol(p.defaultValue->text, p.defaultValue->range);
     else if (p.defaultValue) v = expr(*p.defaultValue);
     else {
       auto &d = diags_.error(range, "missing argument '" + p.name.name + "' in call to '" + fn.name.name + "'");
@@ -708,6 +740,15 @@ std::vector<Value> Elaborator::applyOp(const OpInfo &op, std::vector<Arg> args, 
     attrValues[k] = v;
   }
   if (bad) return {Value::error()};
+  // A number in a tensor expression (`x * 2`) takes the floating-point type of the other operand.
+  if (elementwise && inputs.size() == 2)
+    for (int i = 0; i < 2; ++i) {
+      GraphValue &k = g_.values[inputs[i].value.tensor];
+      const TensorType &other = g_.values[inputs[1 - i].value.tensor].type;
+      if (k.producer >= 0 && g_.nodes[k.producer].op->category == OpCategory::Internal && k.type.rank() == 0 &&
+          isFloat(other.elem))
+        k.type.elem = other.elem;
+    }
 
   ShapeContext ctx{op, {}, attrValues, {}, {}, 0, {}, false};
   for (const Arg &in : inputs) ctx.in.push_back(g_.values[in.value.tensor].type);

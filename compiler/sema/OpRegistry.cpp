@@ -163,7 +163,13 @@ bool spatialStatic(ShapeContext &c, int input) {
   return true;
 }
 
-double elementsPerSample(const TensorType &t) { return static_cast<double>(t.staticElements()); }
+// Elements of one sample: dim 0 is the batch, whether symbolic (B) or static.
+double elementsPerSample(const TensorType &t) {
+  double n = 1;
+  for (int k = 1; k < t.rank(); ++k)
+    if (t.dims[k].isStatic()) n *= static_cast<double>(t.dims[k].size);
+  return n;
+}
 
 void unaryFloat(ShapeContext &c, double flopsPerElement) {
   if (!c.expectFloat(0)) return;
@@ -241,7 +247,7 @@ void convTranspose2d(ShapeContext &c) {
   } else {
     pad = resolvePadding(p, H, W, k, s, d);
   }
-  if (op.first >= s.first && op.first >= d.first)
+  if ((op.first >= s.first && op.first >= d.first) || (op.second >= s.second && op.second >= d.second))
     return c.errorAttr("output_padding", "conv_transpose2d: output_padding must be smaller than stride or dilation");
   int64_t Ho = (H - 1) * s.first - pad[0] - pad[1] + d.first * (k.first - 1) + op.first + 1;
   int64_t Wo = (W - 1) * s.second - pad[2] - pad[3] + d.second * (k.second - 1) + op.second + 1;
@@ -251,7 +257,7 @@ void convTranspose2d(ShapeContext &c) {
   int64_t fanIn = (F / G) * k.first * k.second; // PyTorch computes fan-in from weight dim 1
   c.addParam("weight", {C, F / G, k.first, k.second}, "uniform_fan_in", fanIn);
   if (c.boolAttr("bias")) c.addParam("bias", {F}, "uniform_fan_in", fanIn);
-  c.flops = 2.0 * (C / G) * k.first * k.second * F * H * W;
+  c.flops = 2.0 * (C / G) * k.first * k.second * F * H * W + (c.boolAttr("bias") ? F * Ho * Wo : 0);
 }
 
 void dense(ShapeContext &c) {
@@ -266,7 +272,7 @@ void dense(ShapeContext &c) {
   c.out = {out};
   c.addParam("weight", {units, in}, "uniform_fan_in", in);
   if (c.boolAttr("bias")) c.addParam("bias", {units}, "uniform_fan_in", in);
-  double rows = static_cast<double>(x.staticElements()) / static_cast<double>(std::max<int64_t>(in, 1));
+  double rows = elementsPerSample(x) / static_cast<double>(std::max<int64_t>(in, 1));
   c.flops = rows * (2.0 * in * units + (c.boolAttr("bias") ? units : 0));
 }
 
@@ -280,7 +286,7 @@ void pool2d(ShapeContext &c, bool isMax) {
   auto s = c.pairAttr("stride");
   int64_t H = x.dims[2].size, W = x.dims[3].size;
   auto pad = resolvePadding(c.attr("pad"), H, W, k, s, {1, 1});
-  if (pad[0] * 2 > k.first || pad[2] * 2 > k.second)
+  if (std::max(pad[0], pad[1]) * 2 > k.first || std::max(pad[2], pad[3]) * 2 > k.second)
     return c.errorAttr("pad", c.op.name + ": padding must be at most half the kernel size");
   int64_t Ho = windowOut(H, k.first, s.first, pad[0] + pad[1], 1);
   int64_t Wo = windowOut(W, k.second, s.second, pad[2] + pad[3], 1);
@@ -361,7 +367,14 @@ void reshape(ShapeContext &c) {
   if (x.rank() < 1) return c.errorInput(0, "reshape expects a tensor with a batch dimension");
   for (int k = 1; k < x.rank(); ++k)
     if (!x.dims[k].isStatic()) return c.errorInput(0, "reshape needs static non-batch dims, got " + x.str());
-  const Value &shape = c.attr("shape");
+  // A single integer is a one-dim shape: reshape(x, 128) == reshape(x, [128]).
+  Value shape = c.attr("shape");
+  if (shape.kind == Value::Kind::Int) {
+    Value one = shape;
+    shape.kind = Value::Kind::List;
+    shape.list = {one};
+    c.setAttr("shape", shape);
+  }
   int64_t have = 1;
   for (int k = 1; k < x.rank(); ++k) have *= x.dims[k].size;
   int64_t known = 1;

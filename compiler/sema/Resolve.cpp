@@ -14,7 +14,10 @@ public:
   void func(const ast::FuncDecl &fn) {
     scope_.clear();
     for (const ast::Param &p : fn.params) {
-      if (p.defaultValue) expr(*p.defaultValue);
+      // A bare name as the default of a `symbol` parameter is a symbol (`pad: symbol = same`).
+      bool symbolDefault = p.type && !p.type->tensor && p.type->scalar.name == "symbol" && p.defaultValue &&
+                           p.defaultValue->kind == ast::ExprKind::Name;
+      if (p.defaultValue && !symbolDefault) expr(*p.defaultValue);
       scope_.insert(p.name.name);
     }
     for (const ast::Stmt &s : fn.body) {
@@ -45,15 +48,43 @@ private:
     diags_.error(c.range, "unknown operator or block '" + c.name + "'" + didYouMean(c.name, cands));
   }
 
-  void args(const std::vector<ast::Arg> &as) {
-    for (const ast::Arg &a : as)
-      if (a.value->kind != ast::ExprKind::Name) expr(*a.value);
+  // `first` is the position of as[0] among the callee's arguments: 1 in a
+  // pipeline stage, whose input fills the first slot.
+  void args(const ast::Ident &callee, const std::vector<ast::Arg> &as, size_t first) {
+    for (size_t i = 0; i < as.size(); ++i) {
+      const ast::Arg &a = as[i];
+      if (a.value->kind != ast::ExprKind::Name || mustBeValue(callee, a, first + i)) expr(*a.value);
+    }
+  }
+
+  // Whether a bare-name argument cannot be an enum value: it fills an
+  // operator's tensor input or a block parameter that is not a `symbol`.
+  bool mustBeValue(const ast::Ident &callee, const ast::Arg &a, size_t pos) {
+    if (auto it = mod_.funcs.find(callee.name); it != mod_.funcs.end()) {
+      const ast::FuncDecl &fn = *it->second;
+      const ast::Param *p = nullptr;
+      if (!a.name) p = pos < fn.params.size() ? &fn.params[pos] : nullptr;
+      else
+        for (const ast::Param &q : fn.params)
+          if (q.name.name == a.name->name) p = &q;
+      // No such parameter: elaboration reports the call.
+      if (!p) return false;
+      return !(p->type && !p->type->tensor && p->type->scalar.name == "symbol");
+    }
+    const OpInfo *op = lookupOp(callee.name);
+    if (!op) return false;
+    if (a.name) {
+      for (const std::string &in : op->inputs)
+        if (in == a.name->name) return true;
+      return false;
+    }
+    return op->variadic ? op->attrs.empty() || pos < op->inputs.size() : pos < op->inputs.size();
   }
 
   void stage(const ast::Stage &s) {
     if (s.kind == ast::Stage::Kind::Call) {
       callee(s.callee);
-      args(s.args);
+      args(s.callee, s.args, 1);
       return;
     }
     expr(*s.count);
@@ -65,7 +96,7 @@ private:
     case ast::ExprKind::Name: name(e.text, e.range); return;
     case ast::ExprKind::Call:
       callee(e.callee);
-      args(e.args);
+      args(e.callee, e.args, 0);
       return;
     case ast::ExprKind::Pipe:
       expr(*e.lhs);

@@ -56,9 +56,13 @@ void DiagnosticEngine::renderLocated(std::ostream &os, Severity s, const SourceR
   LineCol b = sm_.lineCol(r.file, r.begin);
   std::string_view line = sm_.lineText(r.file, b.line);
   os << "  " << line << "\n  ";
-  // Keep tabs so the caret lines up with the source line.
+  // Keep tabs so the caret lines up with the source line; the continuation
+  // bytes of a UTF-8 character take no column on the terminal.
+  auto continuation = [&](unsigned col) {
+    return col - 1 < line.size() && (static_cast<unsigned char>(line[col - 1]) & 0xC0) == 0x80;
+  };
   for (unsigned i = 1; i < b.col && i - 1 < line.size(); ++i)
-    os << (line[i - 1] == '\t' ? '\t' : ' ');
+    if (!continuation(i)) os << (line[i - 1] == '\t' ? '\t' : ' ');
   os << (color ? "\033[1;32m" : "") << '^';
   // Tildes to the end of the range, clipped to the first line.
   unsigned endCol = b.col;
@@ -66,7 +70,8 @@ void DiagnosticEngine::renderLocated(std::ostream &os, Severity s, const SourceR
     LineCol e = sm_.lineCol(r.file, r.end - 1);
     endCol = e.line == b.line ? e.col : static_cast<unsigned>(line.size());
   }
-  for (unsigned c = b.col + 1; c <= endCol; ++c) os << '~';
+  for (unsigned c = b.col + 1; c <= endCol; ++c)
+    if (!continuation(c)) os << '~';
   os << reset << "\n";
 }
 
