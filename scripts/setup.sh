@@ -10,6 +10,7 @@ PACKAGES=(
   antlr4 libantlr4-runtime-dev libcli11-dev
   llvm-19-tools                       # lit and FileCheck
   clang libclang-rt-14-dev            # libFuzzer for the front-end fuzz test
+  libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
   dataset-fashion-mnist
 )
 missing=()

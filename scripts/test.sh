@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
 python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv -Dbuild_dir=build compiler test
+ctest --test-dir build --output-on-failure
 bash fuzz/run.sh "${DX_FUZZ_SECONDS:-60}"

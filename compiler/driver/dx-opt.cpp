@@ -1,13 +1,18 @@
-// dx-opt: runs passes over dx (and upstream) IR, for lit tests.
-#include "dialect/DxDialect.h"
+// dx-opt: runs dx and upstream passes over MLIR files, for lit tests.
+#include "codegen/Pipeline.h"
+#include "lowering/BuildABI.h"
+#include "lowering/LowerDx.h"
 #include "transforms/Passes.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::registerAllPasses();
   dx::registerDxPasses();
+  dx::registerLowerDxPass();
+  dx::registerBuildABIPass();
   mlir::DialectRegistry registry;
-  registry.insert<dx::ir::DxDialect, mlir::func::FuncDialect>();
+  dx::registerCodegenDialects(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "DeepEx optimizer driver\n", registry));
 }

@@ -4,7 +4,7 @@
 //   dxc compile FILE -o OUT [--target=cpu|cuda] [--emit=STAGE]
 //
 // Exit codes: 0 success, 1 errors in the input, 2 usage errors.
-#include "driver/EmitMLIR.h"
+#include "driver/Compile.h"
 #include "driver/LargeStack.h"
 #include "driver/ModelTable.h"
 #include "driver/VerifyDiagnostics.h"
@@ -40,6 +40,7 @@ struct Options {
   std::string output;
   std::string emit;
   std::string target = "cpu";
+  std::string cpu = "x86-64-v3";
   std::string color = "auto";
   std::string stdlibDir;
   bool printModel = false;
@@ -94,19 +95,16 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
       if (i) std::cout << "\n";
       dx::printModelTable(std::cout, prog->models[i], sm);
     }
-#ifdef DX_HAVE_MLIR
-  if (o.emit == "dx" || o.emit == "dx-grad") return dx::emitMLIR(*prog, sm, o.emit, o.printLocations);
-#endif
-  if (o.command == "compile") {
-    std::cerr << "dxc: error: " << o.input << " passed the front end (parse, names, shapes), but code "
-              << "generation is not implemented yet, so no executable was written"
-              << (o.emit.empty() ? "" : " (--emit=" + o.emit + " is not available yet)") << "\n";
-    return 1;
-  }
-  if (!o.emit.empty()) {
-    std::cerr << "dxc: error: --emit=" << o.emit << " is not implemented yet; "
-              << "the stages available now are ast, dx and dx-grad\n";
-    return 1;
+  if (!o.emit.empty() || o.command == "compile") {
+    std::cout.flush();
+    dx::CompileRequest req;
+    req.input = o.input;
+    req.emit = o.emit;
+    req.output = o.output;
+    req.target = o.target;
+    req.cpu = o.cpu;
+    req.printLocations = o.printLocations;
+    return dx::compileProgram(*prog, sm, req);
   }
   return 0;
 }
@@ -172,6 +170,7 @@ int main(int argc, char **argv) {
   addCommon(compile);
   compile->add_option("-o,--output", o.output, "the executable to write");
   compile->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
 
   try {
     app.parse(argc, argv);

@@ -202,6 +202,23 @@ public:
     } else {
       text = msg;
     }
+    // `h = relu x` or `h = f(x) g(x)`: the expression ended, so the parser
+    // took the next name for the start of a statement `name = ...` and fails
+    // after it. The mistake is at that name: point there.
+    if (expected == "'=' or ','") {
+      antlr4::TokenStream *ts = parser->getTokenStream();
+      antlr4::Token *name = ts->LT(-1), *before = ts->LT(-2);
+      if (name && before && name->getType() == DeepExLexer::IDENT && name->getLine() == before->getLine() &&
+          before->getType() != DeepExLexer::LBRACE && before->getType() != DeepExLexer::RBRACE &&
+          before->getType() != DeepExLexer::SEMI) {
+        r = rangeOf(file_, name);
+        text = "unexpected " + describeToken(name) + " after " + describeToken(before) +
+               "; is an operator such as '+' or '|>' missing";
+        if (before->getType() == DeepExLexer::IDENT)
+          text += ", or the parentheses of a call: '" + before->getText() + "(" + name->getText() + ")'";
+        text += "?";
+      }
+    }
     diags_.push_back({r, text});
   }
 private:
@@ -543,6 +560,7 @@ bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks
   std::vector<antlr4::Token *> live;
   std::vector<Pending> strays;
   bool unterminated = false;
+  size_t strayEnd = SIZE_MAX;
   for (size_t i = 0; i < toks.size(); ++i) {
     antlr4::Token *t = toks[i];
     if (t->getChannel() != antlr4::Token::DEFAULT_CHANNEL) continue;
@@ -575,8 +593,10 @@ bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks
         for (size_t k = 1; k <= n; ++k) hide(toks[i + k]);
         i += n;
       }
-      if (strays.empty() || strays.back().range.end != t->getStartIndex())
+      // A run of stray characters is one error.
+      if (t->getStartIndex() != strayEnd)
         strays.push_back({rangeOf(file, t), "unexpected " + describeStray(t->getText())});
+      strayEnd = t->getStopIndex() + 1;
       live.push_back(t);
       continue;
     }

@@ -29,8 +29,12 @@ public:
     return mlir::NameLoc::get(b_.getStringAttr(n.path), l);
   }
 
-  // Emits func @name over the graph's nodes (model only, or model + loss).
-  void emit(mlir::ModuleOp module, const CheckedModel &m, const std::string &name, bool withLoss) {
+  // Emits func @name over the graph's nodes: the model only (returning its
+  // outputs), model + loss (returning the loss), or, for evaluation, model +
+  // loss returning the loss and the first output.
+  enum class Kind { Forward, Loss, Eval };
+  void emit(mlir::ModuleOp module, const CheckedModel &m, const std::string &name, Kind kind) {
+    bool withLoss = kind != Kind::Forward;
     const Graph &g = m.graph;
     llvm::SmallVector<mlir::Type> argTypes;
     llvm::SmallVector<mlir::DictionaryAttr> argAttrs;
@@ -51,7 +55,9 @@ public:
       if (n.inLoss && !withLoss) continue;
       int first = static_cast<int>(argTypes.size());
       for (const ParamTensor &p : n.params) {
-        llvm::SmallVector<mlir::NamedAttribute> attrs = {b_.getNamedAttr("dx.param", b_.getStringAttr(p.name))};
+        llvm::SmallVector<mlir::NamedAttribute> attrs = {b_.getNamedAttr("dx.param", b_.getStringAttr(p.name)),
+                                                         b_.getNamedAttr("dx.init", b_.getStringAttr(p.init))};
+        if (p.fanIn > 0) attrs.push_back(b_.getNamedAttr("dx.fan_in", b_.getI64IntegerAttr(p.fanIn)));
         if (!p.learnable) attrs.push_back(b_.getNamedAttr("dx.buffer", b_.getUnitAttr()));
         addArg(ir::toMlirType(&ctx_, p.type), b_.getDictionaryAttr(attrs));
       }
@@ -59,7 +65,8 @@ public:
     }
     llvm::SmallVector<mlir::Type> resultTypes;
     std::vector<int> results;
-    if (withLoss) results = {g.loss};
+    if (kind == Kind::Loss) results = {g.loss};
+    else if (kind == Kind::Eval) results = {g.loss, g.outputs[0]};
     else results = g.outputs;
     for (int r : results) resultTypes.push_back(ir::toMlirType(&ctx_, g.values[r].type));
 
@@ -109,8 +116,11 @@ mlir::OwningOpRef<mlir::ModuleOp> mlirGen(mlir::MLIRContext &ctx, const Program 
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(b.getUnknownLoc());
   for (size_t i = 0; i < prog.models.size(); ++i) {
     const CheckedModel &m = prog.models[i];
-    gen.emit(*module, m, m.decl->name.name, false);
-    if (m.graph.loss >= 0) gen.emit(*module, m, m.decl->name.name + "_loss", true);
+    gen.emit(*module, m, m.decl->name.name, Generator::Kind::Forward);
+    if (m.graph.loss >= 0) {
+      gen.emit(*module, m, m.decl->name.name + "_loss", Generator::Kind::Loss);
+      gen.emit(*module, m, m.decl->name.name + "_eval", Generator::Kind::Eval);
+    }
   }
   if (mlir::failed(mlir::verify(*module))) return nullptr;
   return module;

@@ -10,12 +10,21 @@ namespace {
 // Block instantiation deeper than this is a recursive block.
 constexpr size_t kMaxDepth = 64;
 // More operator applications than this is not a model this tool can train.
-constexpr size_t kMaxNodes = 1'000'000;
 constexpr int64_t kMaxRepeat = 10'000;
-// Block instantiations plus repeat iterations: these make no operations
-// themselves, so without their own bound blocks that call each other twice
-// (or nested repeats of repeat(0)) take exponential time.
-constexpr size_t kMaxSteps = 1'000'000;
+// More operator applications, block instantiations and repeat iterations than
+// this, over the whole compilation, is not a program this tool can train. The
+// bound is shared by all models: blocks that call each other twice (or nested
+// repeats of repeat(0)) would otherwise take exponential time, and a thousand
+// models of a million operations each would exhaust memory.
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr size_t kMaxNodes = 1'000'000;
+constexpr size_t kMaxSteps = 4'000'000;
+#else
+// Under the fuzzer's sanitizers each operation is ~15x slower; keep an input
+// that reaches the bounds well under its 10 s timeout.
+constexpr size_t kMaxNodes = 50'000;
+constexpr size_t kMaxSteps = 50'000;
+#endif
 
 const OpInfo &constantOp() {
   for (const OpInfo &op : opRegistry())
@@ -101,6 +110,11 @@ Value Elaborator::lookup(const std::string &name, SourceRange r) {
   if (mod_.funcs.count(name) || lookupOp(name))
     hint = "; '" + name + "' is " + (lookupOp(name) ? "an operator" : "a block") + ": call it, e.g. '" + name +
            "(x)', or use it in a pipeline 'x |> " + name + "'";
+  if (hint.empty() && inLoss_ && frames_.size() == 1 && !cands.empty()) {
+    // In the loss, say what it can see: the model's input and outputs, the labels.
+    hint = "; the loss can use ";
+    for (size_t i = 0; i < cands.size(); ++i) hint += (i ? ", '" : "'") + cands[i] + "'";
+  }
   auto &d = diags_.error(r, "use of undefined name '" + name + "'" + hint);
   noteInstantiation(d);
   return Value::error();
@@ -237,13 +251,18 @@ std::vector<Value> Elaborator::runBody(const ast::FuncDecl &fn) {
       }
       std::string why;
       const TensorType &have = g_.values[r.tensor].type;
+      if (!toTensorType(fn.outputs[i].type, diags_)) { // a wrong declared type, reported there
+        r = Value::error();
+        continue;
+      }
       if (!matchTensorType(fn.outputs[i].type, have, frames_.back().dims, why)) {
         auto &d = diags_.error(r.range, "'" + fn.name.name + "' returns " + have.str() + " here, but its output " +
                                             std::to_string(i + 1) + " is declared as " +
                                             std::string(diags_.sources().text(fn.outputs[i].type.range)) +
                                             (why.empty() ? "" : " (" + why + ")"));
         d.notes.push_back({fn.outputs[i].range, "output declared here"});
-        if (g_.values[r.tensor].def.valid())
+        // Only when it was inferred elsewhere, e.g. `return h` after `h = dense(x, 8)`.
+        if (g_.values[r.tensor].def.valid() && g_.values[r.tensor].def.begin != r.range.begin)
           d.notes.push_back({g_.values[r.tensor].def, "shape " + have.shapeStr() + " was inferred here"});
         noteInstantiation(d);
         r = Value::error();
@@ -299,6 +318,8 @@ bool Elaborator::checkParamType(const ast::Param &p, Value &v) {
     }
     std::string why;
     const TensorType &have = g_.values[v.tensor].type;
+    // A declared type that is itself wrong is reported there, once.
+    if (!toTensorType(*t.tensor, diags_)) return false;
     if (!matchTensorType(*t.tensor, have, frames_.back().dims, why)) {
       auto &d = diags_.error(v.range, "parameter '" + p.name.name + "' expects " +
                                           std::string(diags_.sources().text(t.tensor->range)) + ", got " + have.str() +
@@ -461,10 +482,10 @@ std::vector<Value> Elaborator::call(const ast::Ident &callee, std::vector<Arg> a
 
 bool Elaborator::step(SourceRange range) {
   if (tooLarge_) return false;
-  if (++steps_ <= kMaxSteps) return true;
+  if (++mod_.elaborationSteps <= kMaxSteps) return true;
   tooLarge_ = true;
-  diags_.error(range, "the model takes more than " + std::to_string(kMaxSteps) +
-                          " block instantiations and repeat iterations to elaborate");
+  diags_.error(range, "the program takes more than " + std::to_string(kMaxSteps) +
+                          " steps (operations, block instantiations, repeat iterations) to elaborate");
   return false;
 }
 
@@ -550,7 +571,10 @@ std::vector<Value> Elaborator::instantiate(const ast::FuncDecl &fn, std::vector<
 
 bool Elaborator::coerceAttr(const OpInfo &op, const AttrSpec &spec, Value &v) {
   auto fail = [&](const std::string &expected) {
-    std::string got = v.unbound ? "the undefined name '" + v.s + "'" : v.kindName() + " (" + v.str() + ")";
+    std::string got = v.unbound ? "the undefined name '" + v.s + "'"
+                      : v.kind == Value::Kind::Tensor || v.kind == Value::Kind::Symbol
+                          ? v.kindName()
+                          : v.kindName() + " (" + v.str() + ")";
     std::string hint = v.unbound ? didYouMean(v.s, namesInScope()) : "";
     auto &d = diags_.error(v.range, "argument '" + spec.name + "' of " + op.name + " must be " + expected + ", got " +
                                         got + hint);
@@ -631,7 +655,7 @@ Value Elaborator::constantTensor(double v, SourceRange r) {
 }
 
 std::vector<Value> Elaborator::applyOp(const OpInfo &op, std::vector<Arg> args, SourceRange range) {
-  if (tooLarge_) return {Value::error()};
+  if (!step(range)) return {Value::error()};
   if (g_.nodes.size() >= kMaxNodes) {
     tooLarge_ = true;
     diags_.error(range, "the model has more than " + std::to_string(kMaxNodes) + " operations");
@@ -655,7 +679,9 @@ std::vector<Value> Elaborator::applyOp(const OpInfo &op, std::vector<Arg> args, 
         a.value = constantTensor(a.value.number(), a.range);
       if (wantTensor && a.value.unbound && (nextAttr >= op.attrs.size() || inputs.size() < op.inputs.size()))
         a.value = lookup(a.value.s, a.range);
-      if (wantTensor && (a.value.isTensor() || a.value.isError()) ) {
+      // A required tensor slot takes whatever is there, so that `relu(3)`
+      // says a tensor is expected rather than that there are too many arguments.
+      if (inputs.size() < op.inputs.size() || (wantTensor && (a.value.isTensor() || a.value.isError()))) {
         inputs.push_back(a);
         continue;
       }
@@ -702,7 +728,9 @@ std::vector<Value> Elaborator::applyOp(const OpInfo &op, std::vector<Arg> args, 
   }
   if (!bad && (inputs.size() < op.inputs.size() || (op.variadic && inputs.size() < 2))) {
     std::string missing = inputs.size() < op.inputs.size() ? op.inputs[inputs.size()] : op.inputs.back();
-    auto &d = diags_.error(range, op.name + " needs a tensor input '" + missing + "'; it is called as " + usage());
+    auto &d = diags_.error(range, op.name + (op.variadic ? " needs at least two tensor inputs"
+                                                         : " needs a tensor input '" + missing + "'") +
+                                      "; it is called as " + usage());
     noteInstantiation(d);
     bad = true;
   }
@@ -802,7 +830,10 @@ Value Elaborator::negate(Value a, SourceRange r) {
   switch (a.kind) {
   case Value::Kind::Error: return a;
   case Value::Kind::Int:
-    if (a.i == INT64_MIN) break;
+    if (a.i == INT64_MIN) {
+      diags_.error(r, "integer overflow in constant expression");
+      return Value::error();
+    }
     return Value::ofInt(-a.i, r);
   case Value::Kind::Float: return Value::ofFloat(-a.f, r);
   case Value::Kind::Tensor: {

@@ -49,8 +49,8 @@ private:
   std::vector<Arg> evalArgs(const std::vector<ast::Arg> &args);
   std::vector<Value> call(const ast::Ident &callee, std::vector<Arg> args, SourceRange range);
   std::vector<Value> applyStage(Value input, SourceRange inputRange, const ast::Stage &stage);
-  // Counts a block instantiation or repeat iteration; false (with an error,
-  // once) when the model takes too many to elaborate.
+  // Counts an operation, block instantiation or repeat iteration against the
+  // compilation's bound; false (with an error, once) when it is exceeded.
   bool step(SourceRange range);
   std::vector<Value> instantiate(const ast::FuncDecl &fn, std::vector<Arg> args, SourceRange range);
   std::vector<Value> applyOp(const OpInfo &op, std::vector<Arg> args, SourceRange range);
@@ -75,7 +75,6 @@ private:
   std::vector<Frame> frames_;
   bool inLoss_ = false;
   bool tooLarge_ = false;
-  size_t steps_ = 0; // see step()
 };
 
 // Converts a declared tensor type with symbols to a TensorType.

@@ -1,7 +1,9 @@
 #include "sema/Resolve.h"
 
+#include "sema/Elaborator.h"
 #include "sema/OpRegistry.h"
 
+#include <algorithm>
 #include <set>
 
 namespace dx {
@@ -13,6 +15,15 @@ public:
 
   void func(const ast::FuncDecl &fn) {
     scope_.clear();
+    // Declared types, also of blocks nothing instantiates.
+    for (const ast::Param &p : fn.params) {
+      if (p.type && p.type->tensor) toTensorType(*p.type->tensor, diags_);
+      static const std::vector<std::string> scalars = {"tensor", "int", "float", "bool", "string", "symbol", "list"};
+      if (p.type && !p.type->tensor && std::find(scalars.begin(), scalars.end(), p.type->scalar.name) == scalars.end())
+        diags_.error(p.type->scalar.range,
+                     "unknown type '" + p.type->scalar.name + "'" + didYouMean(p.type->scalar.name, scalars));
+    }
+    for (const ast::OutputDecl &o : fn.outputs) toTensorType(o.type, diags_);
     for (const ast::Param &p : fn.params) {
       // A bare name as the default of a `symbol` parameter is a symbol (`pad: symbol = same`).
       bool symbolDefault = p.type && !p.type->tensor && p.type->scalar.name == "symbol" && p.defaultValue &&

@@ -21,6 +21,9 @@ struct Module {
   ast::File *main = nullptr;
   std::map<std::string, const ast::FuncDecl *> funcs;       // blocks and models, one namespace
   std::map<std::string, const ast::SettingsDecl *> datasets;
+  // Elaboration work so far, over every model and loss of the compilation
+  // (see Elaborator::step); bounded so that a small file cannot run for hours.
+  mutable size_t elaborationSteps = 0;
 };
 
 struct CheckedModel {

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <set>
 
 namespace dx {
 namespace {
@@ -266,6 +267,7 @@ public:
     kind = name;
     bool ok = true;
     std::map<std::string, double> given;
+    std::set<std::string> seen; // given, valid or not: a bad value is not also "missing"
     size_t positional = 0;
     for (const ast::Arg &a : e.args) {
       std::string key;
@@ -292,7 +294,7 @@ public:
         ok = false;
         continue;
       }
-      if (given.count(key)) {
+      if (!seen.insert(key).second) {
         diags_.error(a.range, "argument '" + key + "' is given twice");
         ok = false;
         continue;
@@ -315,11 +317,13 @@ public:
         }
         x = v.number();
         bool inRange = (h->minOpen ? x > h->min : x >= h->min) && x <= h->max;
-        if (std::string(key) == "momentum" || std::string(key) == "rho" || std::string(key).rfind("beta", 0) == 0)
-          inRange = x >= 0 && x < 1;
+        // Momentum-like factors must stay below 1, so the range is half-open.
+        bool belowOne =
+            std::string(key) == "momentum" || std::string(key) == "rho" || std::string(key).rfind("beta", 0) == 0;
+        if (belowOne) inRange = x >= 0 && x < 1;
         if (!inRange) {
           std::string range = std::string(h->minOpen ? "(" : "[") + Value::ofFloat(h->min).str() + ", " +
-                              (h->max == inf ? "inf)" : Value::ofFloat(h->max).str() + "]");
+                              (h->max == inf ? "inf)" : Value::ofFloat(h->max).str() + (belowOne ? ")" : "]"));
           diags_.error(a.value->range, "'" + key + "' = " + v.str() + " is out of range " + range);
           ok = false;
           continue;
@@ -330,7 +334,7 @@ public:
     for (auto &h : spec->hyper) {
       if (given.count(h.name)) hyper[h.name] = given[h.name];
       else if (std::isnan(h.def)) {
-        diags_.error(e.range, std::string(what) + " '" + name + "' needs '" + h.name + "'");
+        if (!seen.count(h.name)) diags_.error(e.range, std::string(what) + " '" + name + "' needs '" + h.name + "'");
         ok = false;
       } else
         hyper[h.name] = h.def;

@@ -116,6 +116,10 @@ mlir::LogicalResult differentiate(mlir::func::FuncOp loss) {
   for (mlir::Value v : results) types.push_back(v.getType());
   fn.setFunctionType(b.getFunctionType(fn.getArgumentTypes(), types));
   fn.setAllResultAttrs(resultAttrs);
+  // Training mode (dropout active, batch statistics) and the step's random key (seed, step, rank).
+  fn->setAttr("dx.mode", b.getStringAttr("train"));
+  fn.insertArgument(fn.getNumArguments(), mlir::RankedTensorType::get({3}, b.getI64Type()),
+                    b.getDictionaryAttr({b.getNamedAttr("dx.rng", b.getUnitAttr())}), fn.getLoc());
   return mlir::success();
 }
 

@@ -3,7 +3,7 @@
 // A value used twice gets the sum of both adjoints; a broadcast operand's
 // adjoint is reduced back to its shape; an unused parameter gets zeros.
 // CHECK-LABEL: func.func @f_train_step
-// CHECK-SAME: (%[[X:.*]]: tensor<?x3xf32> {dx.input = "x"}, %[[S:.*]]: tensor<3xf32> {dx.param = "s"}, %[[U:.*]]: tensor<2xf32> {dx.param = "u"})
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x3xf32> {dx.input = "x"}, %[[S:[^:]*]]: tensor<3xf32> {dx.param = "s"}, %[[U:[^:]*]]: tensor<2xf32> {dx.param = "u"}, %{{[^:]*}}: tensor<3xi64> {dx.rng})
 // CHECK: %[[P:.*]] = dx.mul %[[X]], %[[S]]
 // CHECK: %[[Q:.*]] = dx.mul %[[P]], %[[P]]
 // CHECK: %[[L:.*]] = dx.sum %[[Q]]

@@ -1,0 +1,157 @@
+#include "driver/Compile.h"
+
+#include "codegen/Metadata.h"
+#include "codegen/Pipeline.h"
+#include "mlirgen/MLIRGen.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <filesystem>
+
+#ifndef DX_RUNTIME_LIB
+#define DX_RUNTIME_LIB ""
+#endif
+
+namespace dx {
+namespace {
+
+// The .dx position of a location: the innermost file:line:col, plus the
+// block call sites it was instantiated from.
+void describe(mlir::Location loc, std::string &where, std::vector<std::string> &sites) {
+  if (auto f = mlir::dyn_cast<mlir::FileLineColLoc>(loc)) {
+    if (where.empty())
+      where = f.getFilename().str() + ":" + std::to_string(f.getLine()) + ":" + std::to_string(f.getColumn());
+  } else if (auto n = mlir::dyn_cast<mlir::NameLoc>(loc)) {
+    describe(n.getChildLoc(), where, sites);
+  } else if (auto c = mlir::dyn_cast<mlir::CallSiteLoc>(loc)) {
+    describe(c.getCallee(), where, sites);
+    std::string site;
+    std::vector<std::string> more;
+    describe(c.getCaller(), site, more);
+    if (!site.empty()) sites.push_back(site);
+    sites.insert(sites.end(), more.begin(), more.end());
+  } else if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
+    for (mlir::Location l : fused.getLocations()) describe(l, where, sites);
+  }
+}
+
+std::string stem(const std::string &path) { return std::filesystem::path(path).stem().string(); }
+
+int link(const std::string &object, const std::string &output) {
+  std::string runtime = DX_RUNTIME_LIB;
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto installed = exe.parent_path().parent_path() / "lib" / "libdxrt.a";
+    if (std::filesystem::exists(installed, ec)) runtime = installed.string();
+  }
+  if (runtime.empty() || !std::filesystem::exists(runtime, ec)) {
+    llvm::errs() << "dxc: error: cannot find the runtime library libdxrt.a\n";
+    return 1;
+  }
+  const char *cxxEnv = std::getenv("DXC_CXX");
+  std::string cxx = cxxEnv ? cxxEnv : "c++";
+  auto found = llvm::sys::findProgramByName(cxx);
+  if (!found) {
+    llvm::errs() << "dxc: error: cannot find the C++ driver '" << cxx << "' to link with (set DXC_CXX)\n";
+    return 1;
+  }
+  std::vector<std::string> args = {*found, "-o", output, object, runtime, "-lopenblas", "-lz", "-lpthread", "-lm"};
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  std::string msg;
+  int rc = llvm::sys::ExecuteAndWait(*found, refs, std::nullopt, {}, 0, 0, &msg);
+  if (rc != 0) {
+    llvm::errs() << "dxc: error: linking failed" << (msg.empty() ? "" : ": " + msg) << "\n  command:";
+    for (auto &a : args) llvm::errs() << " " << a;
+    llvm::errs() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+} // namespace
+
+int compileProgram(const Program &prog, const SourceManager &sm, const CompileRequest &req) {
+  if (req.target != "cpu") {
+    llvm::errs() << "dxc: error: --target=" << req.target << " is not implemented yet; only --target=cpu is\n";
+    return 1;
+  }
+  mlir::DialectRegistry registry;
+  registerCodegenDialects(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  // Errors of later stages carry the .dx location of the op at fault.
+  unsigned errors = 0;
+  mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    std::string where;
+    std::vector<std::string> sites;
+    describe(d.getLocation(), where, sites);
+    bool isError = d.getSeverity() == mlir::DiagnosticSeverity::Error;
+    errors += isError;
+    llvm::errs() << (where.empty() ? "dxc" : where) << ": " << (isError ? "error: " : "note: ") << d.str() << "\n";
+    for (const std::string &s : sites) llvm::errs() << s << ": note: in the block instantiated here\n";
+    for (mlir::Diagnostic &n : d.getNotes()) {
+      std::string nw;
+      std::vector<std::string> ns;
+      describe(n.getLocation(), nw, ns);
+      llvm::errs() << (nw.empty() ? "dxc" : nw) << ": note: " << n.str() << "\n";
+    }
+    return mlir::success();
+  });
+  auto module = mlirGen(ctx, prog, sm);
+  if (!module) {
+    llvm::errs() << "dxc: internal error: MLIRGen produced an invalid dx module\n";
+    return 1;
+  }
+  annotateModule(*module, prog, sm, req.target);
+
+  CodegenOptions opts;
+  opts.cpu = req.cpu;
+  const std::string &e = req.emit;
+  opts.stopAfter = e == "dx" ? Stage::Dx : e == "dx-grad" ? Stage::DxGrad : e == "linalg" ? Stage::Linalg
+                   : e == "llvm" ? Stage::LLVM : Stage::Obj;
+  if (e.empty() || e == "obj") {
+    if (!prog.train) {
+      llvm::errs() << "dxc: error: " << req.input << " has no train block, so there is nothing to compile\n";
+      return 1;
+    }
+  }
+  llvm::SmallString<128> tmpObject;
+  if (e == "obj") opts.objectPath = req.output.empty() ? stem(req.input) + ".o" : req.output;
+  else if (e.empty()) {
+    if (llvm::sys::fs::createTemporaryFile("dxc-" + stem(req.input), "o", tmpObject)) {
+      llvm::errs() << "dxc: error: cannot create a temporary object file\n";
+      return 1;
+    }
+    opts.objectPath = tmpObject.str().str();
+  }
+  std::string llvmIR;
+  if (mlir::failed(runPipeline(*module, opts, &llvmIR))) {
+    if (!tmpObject.empty()) llvm::sys::fs::remove(tmpObject);
+    if (errors == 0) llvm::errs() << "dxc: error: code generation failed\n";
+    return 1;
+  }
+  if (e == "dx" || e == "dx-grad" || e == "linalg") {
+    mlir::OpPrintingFlags flags;
+    if (req.printLocations) flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    module->print(llvm::outs(), flags);
+    llvm::outs() << "\n";
+    return 0;
+  }
+  if (e == "llvm") {
+    llvm::outs() << llvmIR;
+    return 0;
+  }
+  if (e == "obj") return 0;
+  std::string output = req.output.empty() ? stem(req.input) : req.output;
+  int rc = link(opts.objectPath, output);
+  llvm::sys::fs::remove(tmpObject);
+  return rc;
+}
+
+} // namespace dx

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "sema/Sema.h"
+
+#include <string>
+
+namespace dx {
+
+struct CompileRequest {
+  std::string input;           // the .dx file, for default output names
+  std::string emit;            // "", dx, dx-grad, linalg, llvm, obj
+  std::string output;          // -o
+  std::string target = "cpu";
+  std::string cpu = "x86-64-v3";
+  bool printLocations = false;
+};
+
+// Everything after sema: MLIRGen, passes, object, link. Prints the requested
+// stage (or writes the executable). Returns the exit code. Kept apart from
+// dxc.cpp so only this file pays for MLIR's headers.
+int compileProgram(const Program &prog, const SourceManager &sm, const CompileRequest &req);
+
+} // namespace dx

@@ -1,0 +1,66 @@
+// Building blocks for lowering dx ops to linalg, tensor, arith and math on
+// tensors, and to calls into libdxrt's kernels.
+#pragma once
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/Builders.h"
+
+#include <functional>
+
+namespace dx::lower {
+
+using mlir::Value;
+using BodyFn = std::function<Value(mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+mlir::RankedTensorType ttype(Value v);
+
+// The sizes of `type`, taking dynamic ones (the batch) from `like` at the same
+// position, or from the first operand among `sources` that has a dynamic dim 0.
+llvm::SmallVector<Value> dynamicSizes(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+                                      mlir::ValueRange sources);
+Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type, mlir::ValueRange sources);
+Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type, mlir::ValueRange sources,
+                   double value);
+
+Value f32(mlir::OpBuilder &b, mlir::Location loc, double v);
+// The number of elements of `v` along `dims` (all dims when empty) as f32.
+Value countAsF32(mlir::OpBuilder &b, mlir::Location loc, Value v, llvm::ArrayRef<int64_t> dims);
+
+// The map from a rank-`resultRank` iteration space to operand `v` under
+// NumPy broadcasting against `result` (trailing alignment; size-1 dims pinned to 0).
+mlir::AffineMap broadcastMap(mlir::MLIRContext *ctx, mlir::RankedTensorType operand, mlir::RankedTensorType result);
+// The map selecting `dims` of a rank-`rank` iteration space (e.g. {1}: a per-channel vector).
+mlir::AffineMap selectMap(mlir::MLIRContext *ctx, unsigned rank, llvm::ArrayRef<int64_t> dims);
+
+// A parallel linalg.generic producing `resultType` from `inputs`, each read
+// through its map (broadcast maps when `maps` is empty).
+Value elementwise(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType resultType, mlir::ValueRange inputs,
+                  const BodyFn &body, llvm::ArrayRef<mlir::AffineMap> maps = {});
+
+// Reduces `input` (through the identity map, or `inputMap` over a larger
+// iteration space) over `reduced` iteration dims into `resultType`
+// (whose dims are the kept iteration dims, in order, or size-1 placeholders
+// when keepDims). `combine(acc, x)` folds; `init` starts each accumulator.
+Value reduce(mlir::OpBuilder &b, mlir::Location loc, Value input, llvm::ArrayRef<int64_t> reduced,
+             mlir::RankedTensorType resultType, double init,
+             const std::function<Value(mlir::OpBuilder &, mlir::Location, Value, Value)> &combine,
+             bool keepDims = false);
+Value reduceSum(mlir::OpBuilder &b, mlir::Location loc, Value input, llvm::ArrayRef<int64_t> reduced,
+                mlir::RankedTensorType resultType, bool keepDims = false);
+Value reduceMax(mlir::OpBuilder &b, mlir::Location loc, Value input, llvm::ArrayRef<int64_t> reduced,
+                mlir::RankedTensorType resultType, bool keepDims = false);
+
+// Collapses all dims but the last into one: [d0, ..., dk] -> [d0*...*dk-1, dk].
+Value collapseTo2D(mlir::OpBuilder &b, mlir::Location loc, Value v);
+// Reshapes v (same element count, batch dim 0 kept) to `type`.
+Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::RankedTensorType type);
+
+// Calls a libdxrt kernel `name` that reads `inputs` and overwrites a fresh
+// result of `resultType` (passed last among the memrefs), then `scalars`
+// (i64). Declares the kernel in the module (C interface) on first use.
+Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, mlir::ValueRange inputs,
+                 mlir::RankedTensorType resultType, llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources);
+Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+} // namespace dx::lower

@@ -1,0 +1,56 @@
+// A dataset as the runtime holds it: every split fully in memory as f32
+// samples (already normalised) and int64 labels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dxrt {
+
+// The metadata's "dataset" object (docs/abi.md).
+struct DatasetSpec {
+  std::string name, format;            // format: idx, npy, csv
+  std::vector<std::string> train, test; // [inputs] or [inputs, labels]
+  std::vector<int64_t> sample;         // shape of one sample
+  int64_t classes = 0;                 // 0 = not a classification set
+  double scale = 1.0;                  // x * scale, then (x - mean) / std
+  std::vector<double> mean, std;       // empty, one value, or one per channel (sample[0])
+  int64_t label_column = -1;           // csv: the column holding the label, -1 = none
+  bool header = false;                 // csv: skip the first line
+
+  int64_t sample_floats() const;
+  // Labels come from a second file, or (csv) from label_column.
+  bool labelled() const;
+};
+
+struct Split {
+  std::string name;            // "train" or "test"
+  std::string source;          // the inputs file, for messages
+  int64_t n = 0;               // samples
+  int64_t sample_floats = 0;
+  std::vector<float> x;        // n * sample_floats
+  std::vector<int64_t> y;      // n labels when has_labels
+  bool has_labels = false;
+};
+
+// Reads one split (`files` = the metadata's train or test list) and checks it
+// against the spec: sample size, label count, label range. Relative paths are
+// taken relative to data_dir when it is not empty. Throws dxrt::Error naming
+// the file and what is wrong.
+Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files, const std::string &which,
+                 const std::string &data_dir);
+
+// x <- (x * scale - mean) / std, per channel when mean/std list one value per
+// channel (sample[0]).
+void normalize(Split &split, const DatasetSpec &spec);
+
+// A split of n samples of N(0, 1) inputs and uniform labels in [0, classes)
+// (no labels when classes == 0), the same for a given seed on every rank.
+Split synthetic_split(const std::string &which, int64_t n, int64_t sample_floats, int64_t classes, uint64_t seed);
+
+// The path a file name refers to: data_dir/name for a relative name when
+// data_dir is set, else name.
+std::string resolve_path(const std::string &name, const std::string &data_dir);
+
+} // namespace dxrt

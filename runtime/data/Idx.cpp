@@ -1,0 +1,58 @@
+// IDX files (LeCun's MNIST format): 0x00 0x00, a type byte, a dimension count,
+// big-endian u32 dimensions, then the big-endian data in C order.
+#include "common/Check.h"
+#include "data/Array.h"
+#include "data/Bytes.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace dxrt {
+
+static_assert(std::endian::native == std::endian::little, "the readers assume a little-endian host");
+
+static uint32_t be32(const uint8_t *p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
+
+Array read_idx(const std::string &path) {
+  std::vector<uint8_t> bytes = read_file(path);
+  const std::string what = str("IDX file '", path, "'");
+  const std::string hint = "an IDX file starts with 0x00 0x00, a type byte and a dimension count (MNIST format)";
+  DXRT_CHECK(bytes.size() >= 4, str(what, " is too short for a header (", bytes.size(), " bytes)"), hint);
+  DXRT_CHECK(bytes[0] == 0 && bytes[1] == 0, str(what, " does not start with the IDX magic 0x00 0x00"), hint);
+  Array a;
+  a.file = path;
+  switch (bytes[2]) {
+  case 0x08: a.dtype = Dtype::U8; break;
+  case 0x09: a.dtype = Dtype::I8; break;
+  case 0x0B: a.dtype = Dtype::I16; break;
+  case 0x0C: a.dtype = Dtype::I32; break;
+  case 0x0D: a.dtype = Dtype::F32; break;
+  case 0x0E: a.dtype = Dtype::F64; break;
+  default: DXRT_FAIL(str(what, " has an unknown element type 0x", std::hex, int(bytes[2])), hint);
+  }
+  int ndim = bytes[3];
+  DXRT_CHECK(ndim >= 1, str(what, " has 0 dimensions"), hint);
+  size_t header = 4 + 4 * size_t(ndim);
+  DXRT_CHECK(bytes.size() >= header, str(what, " is truncated inside its header (", ndim, " dimensions need ", header,
+                                         " bytes, the file has ", bytes.size(), ")"), hint);
+  uint64_t numel = 1;
+  for (int d = 0; d < ndim; ++d) {
+    uint32_t dim = be32(&bytes[4 + 4 * size_t(d)]);
+    a.shape.push_back(int64_t(dim));
+    numel *= dim;
+    DXRT_CHECK(numel <= (uint64_t(1) << 40), str(what, " claims an absurd size ", shape_str(a.shape)), hint);
+  }
+  size_t esize = dtype_size(a.dtype);
+  uint64_t want = numel * esize, have = bytes.size() - header;
+  DXRT_CHECK(have >= want, str(what, " is truncated: its header says ", shape_str(a.shape), " ", dtype_name(a.dtype),
+                               " = ", want, " bytes of data, the file has ", have),
+             "download or generate the file again");
+  DXRT_CHECK(have == want, str(what, " has ", have - want, " bytes after the ", shape_str(a.shape), " ",
+                               dtype_name(a.dtype), " data its header announces"), hint);
+  a.bytes.assign(bytes.begin() + long(header), bytes.end());
+  if (esize > 1) // big-endian -> host (little-endian x86/ARM)
+    for (size_t i = 0; i < a.bytes.size(); i += esize) std::reverse(&a.bytes[i], &a.bytes[i] + esize);
+  return a;
+}
+
+} // namespace dxrt

@@ -1,0 +1,38 @@
+// The order in which samples are visited, and which of them each rank takes.
+//
+// Every epoch visits a permutation of the training set keyed by (seed, epoch)
+// alone, so every rank computes the same one. The permutation is cut into
+// global batches of per_rank * world samples (the last one may be smaller);
+// rank r takes the r-th of `world` nearly equal contiguous slices of each
+// global batch. So -np 2 with batch 32 and -np 1 with batch 64 see the same
+// global batches in the same order.
+#pragma once
+
+#include "data/Dataset.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dxrt {
+
+// A permutation of [0, n), the same on every rank for a given (seed, epoch).
+std::vector<int64_t> epoch_order(int64_t n, uint64_t seed, int64_t epoch);
+
+struct BatchPlan {
+  int64_t n = 0, per_rank = 1, world = 1, rank = 0;
+  int64_t global_batch() const { return per_rank * world; }
+  int64_t steps() const { return (n + global_batch() - 1) / global_batch(); }
+  // Positions [lo, hi) in the epoch's order of this rank's part of step s
+  // (0-based step within the epoch).
+  void shard(int64_t s, int64_t *lo, int64_t *hi) const;
+  // The size of the global batch of step s.
+  int64_t global_size(int64_t s) const;
+};
+
+// Copies samples order[lo..hi) of the split into x (and their labels into y
+// when the split has labels and y is not null).
+void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y);
+// The same for samples lo..hi in file order.
+void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y);
+
+} // namespace dxrt

@@ -1,0 +1,143 @@
+#include "driver/Console.h"
+
+#include "common/Str.h"
+#include "common/Timer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+namespace dxrt {
+
+Console::Console(bool enabled) : enabled_(enabled), tty_(isatty(fileno(stdout)) == 1) {}
+
+void Console::clear_bar() {
+  if (bar_shown_) std::printf("\r\033[K");
+  bar_shown_ = false;
+}
+
+void Console::end_progress() {
+  if (!enabled_) return;
+  clear_bar();
+  std::fflush(stdout);
+}
+
+void Console::line(const std::string &text) {
+  if (!enabled_) return;
+  clear_bar();
+  std::string t = text;
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  std::printf("%s\n", t.c_str());
+  std::fflush(stdout);
+}
+
+// 51 -> "204 B", 235146 -> "0.90 MiB"
+static std::string bytes_str(double b) {
+  if (b < 1024) return str(int64_t(b), " B");
+  if (b < 1048576) return str(str_fixed(b / 1024, 1), " KiB");
+  if (b < 1073741824.0) return str(str_fixed(b / 1048576, 2), " MiB");
+  return str(str_fixed(b / 1073741824.0, 2), " GiB");
+}
+
+// sgd(lr 0.05, momentum 0.9, nesterov, weight_decay 0.0005): zeros left out.
+static std::string optimizer_str(const OptimizerSpec &o, double lr) {
+  std::string s = str(o.kind.empty() ? "?" : o.kind, "(lr ", num(lr));
+  for (const auto &[k, v] : o.hyper) {
+    if (v == 0) continue;
+    bool flag = k == "nesterov" || k == "centered";
+    s += flag ? str(", ", k) : str(", ", k, " ", num(v));
+  }
+  return s + ")";
+}
+
+void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
+  line(str("DeepEx: training '", m.model, "'", m.source.empty() ? "" : str(" from ", m.source), " on ", m.target, ", ",
+           cfg.world, cfg.world == 1 ? " rank" : " ranks", " (", blas_threads, " BLAS thread",
+           blas_threads == 1 ? "" : "s", cfg.world == 1 ? ")" : " each)"));
+}
+
+void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s) {
+  if (!enabled_) return;
+  const DatasetSpec &d = *m.dataset;
+  line(str("  model      ", thousands(m.param_floats), " parameters (", bytes_str(m.param_floats * 4.0), "), ",
+           human(m.flops_per_sample), " FLOPs forward per sample"));
+  line(str("  data       ", cfg.synthetic ? "synthetic " : "", d.name, " (", d.format, "): ", thousands(train.n), " train, ",
+           test ? thousands(test->n) : std::string("no"), " test samples of ", shape_str(d.sample),
+           d.classes ? str(", ", d.classes, " classes") : std::string(""),
+           cfg.synthetic ? std::string("") : str(", loaded in ", str_fixed(load_s, 1), " s")));
+  line(str("  batch      ", cfg.per_rank_batch, " per rank, ", cfg.global_batch(), " global; eval batch ", cfg.eval_batch));
+  line(str("  optimizer  ", optimizer_str(m.optimizer, cfg.base_lr), ", schedule ", describe(cfg.schedule)));
+  std::string target = cfg.target ? str(cfg.target->metric, " ", cfg.target->op, " ", num(cfg.target->value)) : "none";
+  line(str("  run        ", cfg.epochs, cfg.epochs == 1 ? " epoch" : " epochs", ", seed ", cfg.seed, ", target ", target,
+           cfg.max_steps ? str(", at most ", cfg.max_steps, " steps") : std::string(""),
+           cfg.log_path.empty() ? std::string("") : str(", log ", cfg.log_path)));
+}
+
+void Console::layer_table(const Metadata &m) {
+  if (!enabled_ || m.layers.empty()) return;
+  size_t path_w = 5, op_w = 17;
+  for (const LayerSpec &l : m.layers) {
+    path_w = std::max(path_w, l.path.size());
+    op_w = std::max(op_w, l.op.size());
+  }
+  path_w = std::min<size_t>(path_w, 48);
+  auto shape = [](const std::vector<int64_t> &s) {
+    std::string out = "f32[B";
+    for (int64_t d : s) out += str(", ", d);
+    return out + "]";
+  };
+  auto row = [&](const std::string &idx, std::string layer, const std::string &op, const std::string &out,
+                 const std::string &params, const std::string &flops) {
+    if (layer.size() > path_w) layer = "..." + layer.substr(layer.size() - path_w + 3);
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%5s  %-*s  %-*s  %-22s%12s%16s", idx.c_str(), int(path_w), layer.c_str(),
+                  int(op_w), op.c_str(), out.c_str(), params.c_str(), flops.c_str());
+    line(buf);
+  };
+  row("#", "layer", "op", "output", "params", "FLOPs");
+  row("in", m.input.name, "input", shape(m.input.shape), "", "");
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerSpec &l = m.layers[i];
+    row(std::to_string(i), l.path, l.op, shape(l.output), l.params ? thousands(l.params) : "",
+        l.flops > 0 ? thousands(int64_t(std::llround(l.flops))) : "");
+  }
+  for (const TensorSpec &o : m.outputs) row("out", o.name, "output", shape(o.shape), "", "");
+}
+
+void Console::progress(const RunConfig &cfg, int64_t epoch, int64_t step, int64_t steps, double loss,
+                       double samples_per_s, double eta_s) {
+  if (!enabled_) return;
+  const double t = now_s();
+  const bool last = step == steps;
+  if (tty_) {
+    if (!last && t - last_draw_ < 0.1) return;
+    last_draw_ = t;
+    const int width = 30;
+    int filled = int(width * step / std::max<int64_t>(steps, 1));
+    std::string bar(size_t(filled), '=');
+    if (filled < width) bar += '>';
+    bar.resize(size_t(width), ' ');
+    std::printf("\r\033[Kepoch %lld/%lld [%s] %lld/%lld  loss %.4f  %s samples/s  ETA %s", (long long)epoch,
+                (long long)cfg.epochs, bar.c_str(), (long long)step, (long long)steps, loss,
+                thousands(std::llround(samples_per_s)).c_str(), duration(eta_s).c_str());
+    std::fflush(stdout);
+    bar_shown_ = true;
+  } else {
+    if (last_line_ == 0) last_line_ = t;
+    if (last || t - last_line_ < 10.0) return; // the summary line follows the last step
+    last_line_ = t;
+    line(str("epoch ", epoch, "/", cfg.epochs, "  step ", step, "/", steps, "  loss ", str_fixed(loss, 4), "  ",
+             thousands(std::llround(samples_per_s)), " samples/s  ETA ", duration(eta_s)));
+  }
+}
+
+void Console::epoch_summary(const EpochStats &s) {
+  if (!enabled_) return;
+  std::string val = s.has_val ? str("  val_loss ", str_fixed(s.val.loss, 4)) : std::string("");
+  if (s.has_val && !std::isnan(s.val.accuracy)) val += str("  val_acc ", str_fixed(s.val.accuracy, 4));
+  line(str("epoch ", s.epoch, "/", s.epochs, "  train_loss ", str_fixed(s.train_loss, 4), val, "  lr ", str_sig(s.lr, 4),
+           "  ", thousands(std::llround(s.samples_per_s)), " samples/s  ", str_fixed(s.epoch_time_s, 1), " s"));
+}
+
+} // namespace dxrt

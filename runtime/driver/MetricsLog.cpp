@@ -1,0 +1,124 @@
+#include "driver/MetricsLog.h"
+
+#include "common/Check.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace dxrt {
+
+using Json = nlohmann::ordered_json;
+
+// Times to the microsecond, rates to 0.1: readable, and exact enough.
+// (Dividing by the power of ten gives the double nearest the decimal.)
+static double round_to(double v, double per_unit) { return std::round(v * per_unit) / per_unit; }
+// NaN (no such value) is written as null.
+static Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+
+MetricsLog::MetricsLog(const std::string &path, bool enabled) : path_(path) {
+  if (!enabled || path.empty()) return;
+  std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  f_ = std::fopen(path.c_str(), "w");
+  DXRT_CHECK(f_ != nullptr, str("cannot open the metrics log '", path, "' for writing: ", std::strerror(errno)),
+             "give --log a writable path");
+}
+
+MetricsLog::~MetricsLog() {
+  if (f_) std::fclose(f_);
+}
+
+void MetricsLog::write(const std::string &line) {
+  if (!f_) return;
+  std::fprintf(f_, "%s\n", line.c_str());
+  std::fflush(f_);
+}
+
+void MetricsLog::start(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test,
+                       int64_t steps_per_epoch, int blas_threads) {
+  if (!f_) return;
+  char when[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  Json j;
+  j["event"] = "start";
+  j["model"] = m.model;
+  j["target"] = m.target;
+  j["ranks"] = cfg.world;
+  j["per_rank_batch"] = cfg.per_rank_batch;
+  j["global_batch"] = cfg.global_batch();
+  j["params"] = m.param_floats;
+  j["train_samples"] = train.n;
+  j["test_samples"] = test ? test->n : 0;
+  j["seed"] = cfg.seed;
+  j["epochs"] = cfg.epochs;
+  j["steps_per_epoch"] = steps_per_epoch;
+  j["lr"] = cfg.base_lr;
+  j["optimizer"] = m.optimizer.kind;
+  j["schedule"] = describe(cfg.schedule);
+  j["eval_batch"] = cfg.eval_batch;
+  j["flops_per_sample"] = m.flops_per_sample;
+  j["dataset"] = m.dataset ? m.dataset->name : "";
+  j["synthetic"] = cfg.synthetic;
+  if (cfg.target) j["goal"] = {{"metric", cfg.target->metric}, {"op", cfg.target->op}, {"value", cfg.target->value}};
+  if (cfg.max_steps) j["max_steps"] = cfg.max_steps;
+  j["source"] = m.source;
+  j["blas_threads"] = blas_threads;
+  j["time"] = when;
+  write(j.dump());
+}
+
+void MetricsLog::epoch(const EpochStats &s) {
+  Json j;
+  j["event"] = "epoch";
+  j["epoch"] = s.epoch;
+  j["steps"] = s.steps;
+  j["train_time_s"] = round_to(s.train_time_s, 1e6);
+  j["elapsed_s"] = round_to(s.elapsed_s, 1e6);
+  j["epoch_time_s"] = round_to(s.epoch_time_s, 1e6);
+  j["samples_per_s"] = round_to(s.samples_per_s, 10);
+  j["train_loss"] = number(s.train_loss);
+  j["val_loss"] = s.has_val ? number(s.val.loss) : Json(nullptr);
+  j["val_accuracy"] = s.has_val ? number(s.val.accuracy) : Json(nullptr);
+  j["lr"] = s.lr;
+  write(j.dump());
+}
+
+void MetricsLog::target(const TargetSpec &t, double value, int64_t epoch, double train_time_s) {
+  Json j;
+  j["event"] = "target";
+  j["metric"] = t.metric;
+  j["value"] = value;
+  j["epoch"] = epoch;
+  j["train_time_s"] = round_to(train_time_s, 1e6);
+  write(j.dump());
+}
+
+void MetricsLog::end(double train_time_s, double elapsed_s) {
+  Json j;
+  j["event"] = "end";
+  j["train_time_s"] = round_to(train_time_s, 1e6);
+  j["elapsed_s"] = round_to(elapsed_s, 1e6);
+  write(j.dump());
+}
+
+void MetricsLog::non_finite_loss(int64_t step, int64_t epoch, double loss, double last_finite_loss,
+                                 int64_t last_finite_step, double elapsed_s) {
+  Json j;
+  j["event"] = "error";
+  j["error"] = "non_finite_loss";
+  j["step"] = step;
+  j["epoch"] = epoch;
+  j["loss"] = std::isnan(loss) ? "nan" : loss > 0 ? "inf" : "-inf";
+  j["last_finite_loss"] = number(last_finite_loss);
+  j["last_finite_step"] = last_finite_step;
+  j["elapsed_s"] = round_to(elapsed_s, 1e6);
+  write(j.dump());
+}
+
+} // namespace dxrt

@@ -1,0 +1,96 @@
+// Reads top to bottom: world, metadata, flags, BLAS, data, arenas and
+// initialisation, banner, training. Any dxrt::Error ends the run with its
+// message and exit code (on every rank, through World::abort).
+#include "driver/Run.h"
+
+#include "comm/World.h"
+#include "common/Check.h"
+#include "common/Timer.h"
+#include "data/Dataset.h"
+#include "data/Order.h"
+#include "driver/Console.h"
+#include "driver/Flags.h"
+#include "driver/MetricsLog.h"
+#include "kernels/Blas.h"
+#include "model/Arenas.h"
+#include "model/Metadata.h"
+#include "model/Model.h"
+#include "train/Trainer.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace dxrt {
+
+// Loads (or synthesises) the splits and checks them against the model.
+static TrainData load_data(const Metadata &meta, const RunConfig &cfg) {
+  const DatasetSpec &d = *meta.dataset;
+  DXRT_CHECK(d.sample_floats() == meta.input.floats,
+             str("the dataset's sample ", shape_str(d.sample), " has ", d.sample_floats(), " elements, but the model's input '",
+                 meta.input.name, "' takes ", shape_str(meta.input.shape), " = ", meta.input.floats, " per sample"),
+             "the model object and its metadata disagree; rebuild it with dxc");
+  TrainData data;
+  if (cfg.synthetic) {
+    int64_t classes = meta.labels ? (d.classes ? d.classes : meta.outputs[0].floats) : 0;
+    data.train = synthetic_split("train", cfg.synthetic_samples, d.sample_floats(), classes, uint64_t(cfg.seed));
+    data.test = synthetic_split("test", std::max<int64_t>(cfg.synthetic_samples / 8, cfg.eval_batch), d.sample_floats(),
+                                classes, uint64_t(cfg.seed));
+    return data;
+  }
+  data.train = load_split(d, d.train, "train", cfg.data_dir);
+  if (!d.test.empty()) data.test = load_split(d, d.test, "test", cfg.data_dir);
+  DXRT_CHECK(!meta.labels || data.train.has_labels,
+             str("the model's loss uses labels, but the dataset '", d.name, "' has none"),
+             "give the dataset a labels file (or label_column for csv)");
+  return data;
+}
+
+int run(int argc, char **argv) {
+  const double start = now_s();
+  World &world = World::init(&argc, &argv);
+  try {
+    Metadata meta = parse_metadata(model_metadata());
+    DXRT_CHECK(meta.train && meta.dataset, str("the model '", meta.model, "' has no train block or no dataset"),
+               "only a .dx file with a train block compiles to a trainable executable");
+
+    RunConfig cfg;
+    int exit_code = 0;
+    if (!parse_flags(argc, argv, meta, world, &cfg, &exit_code)) {
+      world.finalize();
+      return exit_code;
+    }
+    const int blas_threads = blas_init();
+
+    Console console(world.is_root());
+    MetricsLog log(cfg.log_path, world.is_root());
+    console.title(meta, cfg, blas_threads);
+    const double t0 = now_s();
+    TrainData data = load_data(meta, cfg);
+    const double load_s = now_s() - t0;
+
+    Arenas arenas(meta, std::max(cfg.per_rank_batch, cfg.eval_batch));
+    init_arena(meta.params, arenas.params.data(), uint64_t(cfg.seed), 0);
+    init_arena(meta.buffers, arenas.buffers.data(), uint64_t(cfg.seed), kBufferStreams);
+
+    const Split *test = data.test ? &*data.test : nullptr;
+    console.banner(meta, cfg, data.train, test, load_s);
+    console.layer_table(meta);
+    if (cfg.target && cfg.target->metric != "loss" && !test)
+      console.line(str("warning: the target ", cfg.target->metric, " needs a test split, and the dataset has none"));
+    const int64_t steps_per_epoch = BatchPlan{data.train.n, cfg.per_rank_batch, cfg.world, cfg.rank}.steps();
+    log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
+
+    Trainer trainer(meta, cfg, data, arenas, world, console, log, start);
+    int rc = trainer.run();
+    world.finalize();
+    return rc;
+  } catch (const Error &e) {
+    std::fflush(stdout);
+    std::string where = world.size() > 1 ? str(" [", world.name(), "]") : "";
+    std::fprintf(stderr, "%s%s%s", argc > 0 ? argv[0] : "dxrt", where.empty() ? ": " : str(where, ": ").c_str(),
+                 describe(e).c_str());
+    world.abort(e.exit_code);
+  }
+}
+
+} // namespace dxrt

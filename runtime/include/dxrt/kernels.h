@@ -1,0 +1,86 @@
+/* Kernels that generated code calls for the heavy operators. Generated code
+ * declares them as external functions with MLIR's C interface, so each
+ * memref argument arrives as a pointer to its descriptor. All tensors are
+ * row-major (NCHW for images); a descriptor may carry an offset but its
+ * strides must be those of a contiguous array. Everything runs on the
+ * calling thread: data parallelism comes from MPI ranks, not threads.
+ */
+#ifndef DXRT_KERNELS_H
+#define DXRT_KERNELS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} dxrt_memref1;
+
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} dxrt_memref2;
+
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+} dxrt_memref4;
+
+/* Dense layer, x [M, K], w [N, K] (PyTorch layout), y [M, N]:
+ *   forward      y  = x  w^T
+ *   grad_input   dx = dy w
+ *   grad_weight  dw = dy^T x      (overwrites dw) */
+void _mlir_ciface_dxrt_dense_forward(dxrt_memref2 *x, dxrt_memref2 *w, dxrt_memref2 *y);
+void _mlir_ciface_dxrt_dense_grad_input(dxrt_memref2 *dy, dxrt_memref2 *w, dxrt_memref2 *dx);
+void _mlir_ciface_dxrt_dense_grad_weight(dxrt_memref2 *dy, dxrt_memref2 *x, dxrt_memref2 *dw);
+
+/* 2-D convolution, x [N, C, H, W], w [F, C/groups, KH, KW], y [N, F, HO, WO],
+ * stride (sh, sw), padding (top, bottom, left, right), dilation (dh, dw).
+ * The output size follows from the descriptors. No bias: generated code adds
+ * it, fused with what follows.
+ *   forward      y  = conv(x, w)
+ *   grad_input   dx = d conv / dx applied to dy   (overwrites dx)
+ *   grad_weight  dw = d conv / dw applied to dy   (overwrites dw) */
+void _mlir_ciface_dxrt_conv2d_forward(dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *y, int64_t sh, int64_t sw,
+                                      int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t dw,
+                                      int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_input(dxrt_memref4 *dy, dxrt_memref4 *w, dxrt_memref4 *dx, int64_t sh,
+                                         int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                         int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dw, int64_t sh,
+                                          int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                          int64_t ddw, int64_t groups);
+
+/* Pooling over x [N, C, H, W] into y [N, C, HO, WO]; kind 0 = max (padding
+ * is -inf), 1 = average (padding counts as zeros, divisor kh*kw, as PyTorch's
+ * count_include_pad default). grad writes dx (overwrites) from dy; for max it
+ * routes each gradient to the first maximal element of its window. */
+void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t kind, int64_t kh, int64_t kw,
+                                    int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
+void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dx, int64_t kind, int64_t kh,
+                                 int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
+
+/* Counter-based random numbers (Philox-4x32-10) for dropout and randn_like:
+ * element i of the op with stream s in the step keyed by (seed, step, rank)
+ * gets the same value on every run. Fill `out` with uniforms in
+ * [0, 1) or standard normals; element i of `out` gets draw i. */
+void _mlir_ciface_dxrt_random_uniform(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank, int64_t stream);
+void _mlir_ciface_dxrt_random_normal(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank, int64_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DXRT_KERNELS_H */

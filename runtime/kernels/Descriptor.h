@@ -1,0 +1,39 @@
+// Checked views of the memref descriptors that generated code passes to the
+// kernels. Each check names the kernel and the argument; a failure aborts
+// (see DXRT_KERNEL_CHECK).
+#pragma once
+
+#include "common/Check.h"
+#include "dxrt/kernels.h"
+
+#include <cstdint>
+
+namespace dxrt {
+
+// A contiguous vector.
+struct Vec {
+  float *p;
+  int64_t n;
+};
+
+// A row-major matrix.
+struct Mat {
+  float *p;
+  int64_t rows, cols;
+};
+
+// A contiguous NCHW tensor.
+struct Tensor4 {
+  float *p;
+  int64_t n, c, h, w;
+  int64_t numel() const { return n * c * h * w; }
+};
+
+// Checks that the descriptor is non-null, has non-negative sizes and an offset,
+// and the strides of a contiguous row-major array (a dimension of size 1 may
+// carry any stride), then returns the view at aligned + offset.
+Vec view(const dxrt_memref1 *m, const char *kernel, const char *arg);
+Mat view(const dxrt_memref2 *m, const char *kernel, const char *arg);
+Tensor4 view(const dxrt_memref4 *m, const char *kernel, const char *arg);
+
+} // namespace dxrt

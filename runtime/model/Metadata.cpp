@@ -1,0 +1,207 @@
+#include "model/Metadata.h"
+
+#include "common/Check.h"
+
+#include <nlohmann/json.hpp>
+
+namespace dxrt {
+
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+const char *kHint = "the model object and libdxrt disagree about docs/abi.md; rebuild the model with this dxc";
+
+// A JSON object with the path it was found at, for messages.
+struct Node {
+  const Json &j;
+  std::string path;
+
+  bool has(const char *key) const { return j.contains(key) && !j.at(key).is_null(); }
+  Node at(const char *key) const {
+    DXRT_CHECK(j.is_object() && j.contains(key), str("model metadata: '", path, key, "' is missing"), kHint);
+    return {j.at(key), str(path, key)};
+  }
+  Node at(size_t i) const { return {j.at(i), str(path, "[", i, "]")}; }
+  Node child(const char *key) const { return {at(key).j, str(path, key, ".")}; }
+  [[noreturn]] void wrong(const char *what) const {
+    DXRT_FAIL(str("model metadata: '", path, "' should be ", what, ", found ", j.dump()), kHint);
+  }
+  std::string s() const {
+    if (!j.is_string()) wrong("a string");
+    return j.get<std::string>();
+  }
+  double d() const {
+    if (!j.is_number()) wrong("a number");
+    return j.get<double>();
+  }
+  int64_t i() const {
+    if (j.is_boolean()) return j.get<bool>();
+    if (!j.is_number_integer()) wrong("an integer");
+    return j.get<int64_t>();
+  }
+  bool b() const {
+    if (j.is_boolean()) return j.get<bool>();
+    if (j.is_number_integer()) return j.get<int64_t>() != 0;
+    wrong("a boolean");
+  }
+  size_t size() const {
+    if (!j.is_array()) wrong("a list");
+    return j.size();
+  }
+  std::vector<int64_t> ints() const {
+    std::vector<int64_t> v;
+    for (size_t k = 0; k < size(); ++k) v.push_back(at(k).i());
+    return v;
+  }
+  std::vector<std::string> strings() const {
+    std::vector<std::string> v;
+    for (size_t k = 0; k < size(); ++k) v.push_back(at(k).s());
+    return v;
+  }
+  // A number or a list of numbers (mean, std).
+  std::vector<double> numbers() const {
+    if (j.is_number()) return {d()};
+    std::vector<double> v;
+    for (size_t k = 0; k < size(); ++k) v.push_back(at(k).d());
+    return v;
+  }
+};
+
+int64_t product(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+TensorSpec tensor(const Node &n) {
+  TensorSpec t{n.at("name").s(), n.at("shape").ints(), 0};
+  t.floats = n.has("floats") ? n.at("floats").i() : product(t.shape);
+  DXRT_CHECK(t.floats == product(t.shape),
+             str("model metadata: '", n.path, "' has shape ", shape_str(t.shape), " but floats = ", t.floats), kHint);
+  return t;
+}
+
+std::vector<ArenaEntry> arena(const Node &list, int64_t floats, const char *arena_name) {
+  std::vector<ArenaEntry> out;
+  for (size_t k = 0; k < list.size(); ++k) {
+    Node n{list.j.at(k), str(list.path, "[", k, "].")};
+    ArenaEntry e{n.at("name").s(), n.at("shape").ints(), n.at("offset").i(), n.at("size").i(), n.at("init").s(),
+                 n.has("fan_in") ? n.at("fan_in").i() : 0};
+    DXRT_CHECK(e.size == product(e.shape),
+               str("model metadata: ", arena_name, " '", e.name, "' has shape ", shape_str(e.shape), " but size ", e.size),
+               kHint);
+    DXRT_CHECK(e.offset >= 0 && e.offset + e.size <= floats,
+               str("model metadata: ", arena_name, " '", e.name, "' at offset ", e.offset, " with size ", e.size,
+                   " runs past the end of its arena (", floats, " floats)"),
+               kHint);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+TrainSpec train_spec(const Node &n) {
+  TrainSpec t;
+  if (n.has("batch_per_rank")) t.batch_per_rank = n.at("batch_per_rank").i();
+  if (n.has("epochs")) t.epochs = n.at("epochs").i();
+  if (n.has("seed")) t.seed = n.at("seed").i();
+  if (n.has("sync")) t.sync = n.at("sync").s();
+  if (n.has("average_every")) t.average_every = n.at("average_every").i();
+  if (n.has("checkpoint_every")) t.checkpoint_every = n.at("checkpoint_every").i();
+  if (n.has("lr_scaling")) t.lr_scaling = n.at("lr_scaling").s();
+  if (n.has("target")) {
+    Node g = n.child("target");
+    t.target = TargetSpec{g.at("metric").s(), g.at("op").s(), g.at("value").d()};
+    const TargetSpec &tg = *t.target;
+    DXRT_CHECK(tg.metric == "accuracy" || tg.metric == "loss" || tg.metric == "val_loss",
+               str("model metadata: unknown target metric '", tg.metric, "'"), kHint);
+    DXRT_CHECK(tg.op == ">=" || tg.op == "<=", str("model metadata: unknown target comparison '", tg.op, "'"), kHint);
+  }
+  DXRT_CHECK(t.batch_per_rank >= 1 && t.epochs >= 1 && t.seed >= 0,
+             str("model metadata: train has batch_per_rank ", t.batch_per_rank, ", epochs ", t.epochs, ", seed ", t.seed),
+             kHint);
+  return t;
+}
+
+DatasetSpec dataset_spec(const Node &n) {
+  DatasetSpec d;
+  d.name = n.has("name") ? n.at("name").s() : "data";
+  d.format = n.at("format").s();
+  d.train = n.at("train").strings();
+  if (n.has("test")) d.test = n.at("test").strings();
+  d.sample = n.at("sample").ints();
+  if (n.has("classes")) d.classes = n.at("classes").i();
+  if (n.has("scale")) d.scale = n.at("scale").d();
+  if (n.has("mean")) d.mean = n.at("mean").numbers();
+  if (n.has("std")) d.std = n.at("std").numbers();
+  if (n.has("label_column")) d.label_column = n.at("label_column").i();
+  if (n.has("header")) d.header = n.at("header").b();
+  for (int64_t s : d.sample) DXRT_CHECK(s >= 1, str("model metadata: dataset sample ", shape_str(d.sample), " has a dimension < 1"), kHint);
+  return d;
+}
+
+ScheduleSpec schedule_spec(const Node &n) {
+  ScheduleSpec s;
+  if (n.has("kind")) s.kind = n.at("kind").s();
+  if (n.has("warmup_epochs")) s.warmup_epochs = n.at("warmup_epochs").d();
+  if (n.has("gamma")) s.gamma = n.at("gamma").d();
+  if (n.has("every")) s.every = n.at("every").i();
+  if (n.has("milestones")) s.milestones = n.at("milestones").ints();
+  if (n.has("min_lr")) s.min_lr = n.at("min_lr").d();
+  validate(s);
+  return s;
+}
+
+} // namespace
+
+Metadata parse_metadata(std::string_view text) {
+  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  DXRT_CHECK(!j.is_discarded() && j.is_object(), "model metadata (dx_model_metadata) is not a JSON object", kHint);
+  Node root{j, ""};
+  Metadata m;
+  m.json = std::string(text);
+  m.format = int(root.at("format").i());
+  DXRT_CHECK(m.format == 1, str("model metadata has format ", m.format, "; this libdxrt reads format 1"), kHint);
+  m.model = root.at("model").s();
+  m.source = root.has("source") ? root.at("source").s() : "";
+  m.target = root.has("target") ? root.at("target").s() : "cpu";
+  m.input = tensor(root.child("input"));
+  m.labels = root.has("labels") && root.at("labels").b();
+  Node outs = root.at("outputs");
+  for (size_t k = 0; k < outs.size(); ++k) m.outputs.push_back(tensor({outs.j.at(k), str("outputs[", k, "].")}));
+  DXRT_CHECK(!m.outputs.empty(), "model metadata: 'outputs' is empty", kHint);
+  m.param_floats = root.at("param_floats").i();
+  m.buffer_floats = root.has("buffer_floats") ? root.at("buffer_floats").i() : 0;
+  m.state_slots = root.has("state_slots") ? root.at("state_slots").i() : 0;
+  DXRT_CHECK(m.param_floats >= 0 && m.buffer_floats >= 0 && m.state_slots >= 0,
+             str("model metadata: negative arena size (param_floats ", m.param_floats, ", buffer_floats ",
+                 m.buffer_floats, ", state_slots ", m.state_slots, ")"),
+             kHint);
+  m.params = arena({root.at("params").j, "params"}, m.param_floats, "parameter");
+  if (root.has("buffers")) m.buffers = arena({root.at("buffers").j, "buffers"}, m.buffer_floats, "buffer");
+  if (root.has("layers")) {
+    Node layers = root.at("layers");
+    for (size_t k = 0; k < layers.size(); ++k) {
+      Node l{layers.j.at(k), str("layers[", k, "].")};
+      m.layers.push_back({l.at("path").s(), l.at("op").s(), l.has("output") ? l.at("output").ints() : std::vector<int64_t>{},
+                          l.has("params") ? l.at("params").i() : 0, l.has("flops") ? l.at("flops").d() : 0});
+    }
+  }
+  if (root.has("flops_per_sample")) m.flops_per_sample = root.at("flops_per_sample").d();
+  if (root.has("optimizer")) {
+    Node o = root.child("optimizer");
+    m.optimizer.kind = o.at("kind").s();
+    for (auto &[key, value] : o.j.items()) {
+      if (key == "kind") continue;
+      Node v{value, str("optimizer.", key)};
+      if (key == "lr") m.optimizer.lr = v.d();
+      else if (value.is_number() || value.is_boolean()) m.optimizer.hyper.emplace_back(key, value.is_boolean() ? double(value.get<bool>()) : v.d());
+    }
+  }
+  if (root.has("schedule")) m.schedule = schedule_spec(root.child("schedule"));
+  if (root.has("train")) m.train = train_spec(root.child("train"));
+  if (root.has("dataset")) m.dataset = dataset_spec(root.child("dataset"));
+  return m;
+}
+
+} // namespace dxrt

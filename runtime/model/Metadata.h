@@ -1,0 +1,80 @@
+// The model object's metadata (dx_model_metadata, docs/abi.md), parsed and
+// checked once at start.
+#pragma once
+
+#include "data/Dataset.h"
+#include "train/Schedule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace dxrt {
+
+struct TensorSpec {
+  std::string name;
+  std::vector<int64_t> shape; // without the batch dimension
+  int64_t floats = 0;
+};
+
+// One tensor in the parameter or buffer arena.
+struct ArenaEntry {
+  std::string name;
+  std::vector<int64_t> shape;
+  int64_t offset = 0, size = 0; // in floats
+  std::string init;             // uniform_fan_in, zeros, ones
+  int64_t fan_in = 0;
+};
+
+struct LayerSpec {
+  std::string path, op;
+  std::vector<int64_t> output;
+  int64_t params = 0;
+  double flops = 0;
+};
+
+struct OptimizerSpec {
+  std::string kind;                                  // sgd, adam, adamw, rmsprop, lars
+  double lr = 0;
+  std::vector<std::pair<std::string, double>> hyper; // every number but lr, in metadata order
+};
+
+struct TargetSpec {
+  std::string metric; // accuracy, loss, val_loss
+  std::string op;     // >= or <=
+  double value = 0;
+  bool met(double v) const { return op == ">=" ? v >= value : v <= value; }
+};
+
+struct TrainSpec {
+  int64_t batch_per_rank = 32, epochs = 1, seed = 0;
+  std::string sync = "allreduce";
+  int64_t average_every = 0, checkpoint_every = 0;
+  std::string lr_scaling = "none";
+  std::optional<TargetSpec> target;
+};
+
+struct Metadata {
+  int format = 1;
+  std::string model, source, target;
+  TensorSpec input;
+  bool labels = false;
+  std::vector<TensorSpec> outputs;
+  int64_t param_floats = 0, buffer_floats = 0, state_slots = 0;
+  std::vector<ArenaEntry> params, buffers;
+  std::vector<LayerSpec> layers;
+  double flops_per_sample = 0;
+  OptimizerSpec optimizer;
+  ScheduleSpec schedule;
+  std::optional<TrainSpec> train;
+  std::optional<DatasetSpec> dataset;
+  std::string json; // the text it came from, for logs and checkpoints
+};
+
+// Parses and checks the metadata; throws dxrt::Error naming the bad field.
+Metadata parse_metadata(std::string_view json);
+
+} // namespace dxrt

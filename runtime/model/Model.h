@@ -1,0 +1,18 @@
+// Calls into the generated model object (dxrt/abi.h), with the arenas
+// wrapped in the 1-D memref descriptors MLIR's C interface expects.
+#pragma once
+
+#include "model/Arenas.h"
+
+#include <cstdint>
+
+namespace dxrt {
+
+// The model object's metadata string.
+const char *model_metadata();
+
+float model_train_step(Arenas &a, int64_t batch, int64_t seed, int64_t step, int64_t rank);
+float model_eval_step(Arenas &a, int64_t batch);
+void model_update(Arenas &a, float lr, int64_t step);
+
+} // namespace dxrt

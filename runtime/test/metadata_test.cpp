@@ -1,0 +1,101 @@
+// Metadata parsing and parameter initialisation.
+#include "common/Check.h"
+#include "model/Arenas.h"
+#include "model/Metadata.h"
+
+#include <gtest/gtest.h>
+#include <cmath>
+
+using namespace dxrt;
+
+namespace {
+
+const char *kMeta = R"({
+  "format": 1, "model": "mlp", "source": "mlp.dx", "target": "cpu",
+  "input": {"name": "x", "shape": [1, 2, 2], "floats": 4}, "labels": true,
+  "outputs": [{"name": "logits", "shape": [3], "floats": 3}],
+  "param_floats": 15, "buffer_floats": 2, "state_slots": 2,
+  "params": [{"name": "d.weight", "shape": [3, 4], "offset": 0, "size": 12, "init": "uniform_fan_in", "fan_in": 4},
+             {"name": "d.bias", "shape": [3], "offset": 12, "size": 3, "init": "zeros"}],
+  "buffers": [{"name": "bn.mean", "shape": [1], "offset": 0, "size": 1, "init": "zeros"},
+              {"name": "bn.var", "shape": [1], "offset": 1, "size": 1, "init": "ones"}],
+  "layers": [{"path": "d", "op": "dense", "output": [3], "params": 15, "flops": 24}],
+  "flops_per_sample": 24,
+  "optimizer": {"kind": "sgd", "lr": 0.05, "momentum": 0.9, "nesterov": 1},
+  "schedule": {"kind": "multistep", "warmup_epochs": 1, "milestones": [3, 6], "gamma": 0.5},
+  "train": {"batch_per_rank": 8, "epochs": 3, "seed": 4, "target": {"metric": "accuracy", "op": ">=", "value": 0.9}},
+  "dataset": {"name": "d", "format": "idx", "train": ["a", "b"], "test": ["c", "d"], "sample": [1, 2, 2],
+              "classes": 3, "scale": 0.5, "mean": 0.1, "std": [0.2], "label_column": -1, "header": false}
+})";
+
+TEST(Metadata, ParsesTheAbiExample) {
+  Metadata m = parse_metadata(kMeta);
+  EXPECT_EQ(m.model, "mlp");
+  EXPECT_EQ(m.input.floats, 4);
+  EXPECT_TRUE(m.labels);
+  EXPECT_EQ(m.params.size(), 2u);
+  EXPECT_EQ(m.params[0].fan_in, 4);
+  EXPECT_EQ(m.optimizer.kind, "sgd");
+  EXPECT_DOUBLE_EQ(m.optimizer.lr, 0.05);
+  ASSERT_EQ(m.optimizer.hyper.size(), 2u);
+  EXPECT_EQ(m.optimizer.hyper[0].first, "momentum");
+  EXPECT_EQ(m.schedule.kind, "multistep");
+  EXPECT_EQ(m.schedule.milestones, (std::vector<int64_t>{3, 6}));
+  ASSERT_TRUE(m.train && m.train->target);
+  EXPECT_EQ(m.train->batch_per_rank, 8);
+  EXPECT_TRUE(m.train->target->met(0.95));
+  ASSERT_TRUE(m.dataset);
+  EXPECT_EQ(m.dataset->mean, (std::vector<double>{0.1}));
+  EXPECT_EQ(m.dataset->std, (std::vector<double>{0.2}));
+  EXPECT_TRUE(m.dataset->labelled());
+}
+
+void expect_error(const std::string &json, const std::string &part) {
+  try {
+    parse_metadata(json);
+    ADD_FAILURE() << "no error for " << part;
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+  }
+}
+
+std::string replace(std::string s, const std::string &a, const std::string &b) {
+  size_t p = s.find(a);
+  EXPECT_NE(p, std::string::npos) << a;
+  return s.replace(p, a.size(), b);
+}
+
+TEST(Metadata, ErrorsNameTheField) {
+  expect_error("not json", "not a JSON object");
+  expect_error(replace(kMeta, "\"format\": 1", "\"format\": 2"), "format 2");
+  expect_error(replace(kMeta, "\"param_floats\": 15", "\"param_floats\": 14"), "'d.bias' at offset 12 with size 3 runs past");
+  expect_error(replace(kMeta, "\"size\": 12", "\"size\": 11"), "'d.weight' has shape [3, 4] but size 11");
+  expect_error(replace(kMeta, "\"model\": \"mlp\",", ""), "'model' is missing");
+  expect_error(replace(kMeta, "\"batch_per_rank\": 8", "\"batch_per_rank\": \"8\""), "'train.batch_per_rank' should be an integer");
+  expect_error(replace(kMeta, "\"kind\": \"multistep\"", "\"kind\": \"saw\""), "unknown learning-rate schedule 'saw'");
+}
+
+TEST(Init, UniformFanInZerosOnesDeterministic) {
+  Metadata m = parse_metadata(kMeta);
+  Arenas a(m, 8), b(m, 8);
+  init_arena(m.params, a.params.data(), 4, 0);
+  init_arena(m.params, b.params.data(), 4, 0);
+  init_arena(m.buffers, a.buffers.data(), 4, kBufferStreams);
+  EXPECT_EQ(a.params, b.params);
+  for (int i = 0; i < 12; ++i) EXPECT_LE(std::fabs(a.params[size_t(i)]), 0.5f); // 1/sqrt(4)
+  for (int i = 12; i < 15; ++i) EXPECT_EQ(a.params[size_t(i)], 0.0f);
+  EXPECT_EQ(a.buffers[0], 0.0f);
+  EXPECT_EQ(a.buffers[1], 1.0f);
+  init_arena(m.params, b.params.data(), 5, 0);
+  EXPECT_NE(a.params, b.params); // another seed
+  EXPECT_EQ(a.state.size(), 30u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.params.data()) % 64, 0u);
+}
+
+TEST(Init, UnknownInitIsAnError) {
+  Metadata m = parse_metadata(replace(kMeta, "\"init\": \"zeros\"}", "\"init\": \"orthogonal\"}"));
+  Arenas a(m, 1);
+  EXPECT_THROW(init_arena(m.params, a.params.data(), 1, 0), Error);
+}
+
+} // namespace

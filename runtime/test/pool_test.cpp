@@ -1,0 +1,157 @@
+// Pooling kernels against naive loops, PyTorch's conventions, and finite
+// differences.
+#include "dxrt/kernels.h"
+
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+struct Pool {
+  int64_t kind, n, c, h, w, kh, kw, sh, sw, pt, pb, pl, pr;
+  int64_t ho() const { return (h + pt + pb - kh) / sh + 1; }
+  int64_t wo() const { return (w + pl + pr - kw) / sw + 1; }
+};
+
+dxrt_memref4 m4(std::vector<float> &v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return {v.data(), v.data(), 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
+}
+
+std::vector<float> forward(const Pool &p, std::vector<float> &x) {
+  std::vector<float> y(size_t(p.n * p.c * p.ho() * p.wo()));
+  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), yd = m4(y, p.n, p.c, p.ho(), p.wo());
+  _mlir_ciface_dxrt_pool_forward(&xd, &yd, p.kind, p.kh, p.kw, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr);
+  return y;
+}
+
+std::vector<float> grad(const Pool &p, std::vector<float> &x, std::vector<float> &dy) {
+  std::vector<float> dx(x.size(), 99.0f);
+  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), dyd = m4(dy, p.n, p.c, p.ho(), p.wo()), dxd = m4(dx, p.n, p.c, p.h, p.w);
+  _mlir_ciface_dxrt_pool_grad(&dyd, &xd, &dxd, p.kind, p.kh, p.kw, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr);
+  return dx;
+}
+
+// Naive reference: windows over the zero- or -inf-padded plane.
+std::vector<double> reference(const Pool &p, const std::vector<float> &x) {
+  std::vector<double> y;
+  for (int64_t pl = 0; pl < p.n * p.c; ++pl)
+    for (int64_t oh = 0; oh < p.ho(); ++oh)
+      for (int64_t ow = 0; ow < p.wo(); ++ow) {
+        double m = -std::numeric_limits<double>::infinity(), s = 0;
+        for (int64_t i = 0; i < p.kh; ++i)
+          for (int64_t j = 0; j < p.kw; ++j) {
+            int64_t ih = oh * p.sh - p.pt + i, iw = ow * p.sw - p.pl + j;
+            bool in = ih >= 0 && ih < p.h && iw >= 0 && iw < p.w;
+            double v = in ? x[size_t((pl * p.h + ih) * p.w + iw)] : 0.0;
+            if (in) m = std::max(m, v);
+            s += v;
+          }
+        y.push_back(p.kind == 0 ? m : s / double(p.kh * p.kw));
+      }
+  return y;
+}
+
+std::vector<float> distinct(size_t n, unsigned seed) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = float(i) * 0.01f - 1.0f;
+  std::shuffle(v.begin(), v.end(), std::mt19937(seed));
+  return v;
+}
+
+class PoolTest : public ::testing::TestWithParam<Pool> {};
+
+TEST_P(PoolTest, ForwardMatchesReference) {
+  Pool p = GetParam();
+  auto x = distinct(size_t(p.n * p.c * p.h * p.w), 1);
+  auto y = forward(p, x);
+  auto ref = reference(p, x);
+  ASSERT_EQ(y.size(), ref.size());
+  for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], ref[i], 1e-6) << "element " << i;
+}
+
+// L = <pool(x), r>: with distinct inputs max pooling is differentiable.
+TEST_P(PoolTest, GradientMatchesFiniteDifferences) {
+  Pool p = GetParam();
+  auto x = distinct(size_t(p.n * p.c * p.h * p.w), 2);
+  std::vector<float> r(size_t(p.n * p.c * p.ho() * p.wo()));
+  std::mt19937 g(3);
+  for (float &v : r) v = std::uniform_real_distribution<float>(-1, 1)(g);
+  auto dx = grad(p, x, r);
+  auto loss = [&](const std::vector<float> &xv) {
+    auto ref = reference(p, xv);
+    double s = 0;
+    for (size_t i = 0; i < ref.size(); ++i) s += ref[i] * r[i];
+    return s;
+  };
+  const float eps = 1e-3f; // below half the spacing of the distinct values
+  for (size_t i = 0; i < x.size(); ++i) {
+    auto xp = x, xm = x;
+    xp[i] += eps;
+    xm[i] -= eps;
+    double fd = (loss(xp) - loss(xm)) / (double(xp[i]) - double(xm[i]));
+    ASSERT_NEAR(dx[i], fd, 1e-3) << "element " << i;
+  }
+}
+
+//                                            kind n  c  h  w kh kw sh sw pt pb pl pr
+const std::pair<const char *, Pool> kPools[] = {{"max2x2", {0, 2, 3, 6, 6, 2, 2, 2, 2, 0, 0, 0, 0}},
+                                                {"max_padded", {0, 1, 2, 7, 5, 3, 3, 2, 1, 1, 1, 1, 1}},
+                                                {"max_asymmetric", {0, 1, 2, 6, 7, 3, 2, 1, 2, 0, 2, 1, 0}},
+                                                {"avg2x2", {1, 2, 3, 6, 6, 2, 2, 2, 2, 0, 0, 0, 0}},
+                                                {"avg_padded", {1, 1, 2, 7, 5, 3, 3, 2, 1, 1, 1, 1, 1}},
+                                                {"avg_asymmetric", {1, 1, 2, 6, 7, 3, 2, 1, 2, 0, 2, 1, 0}}};
+
+std::vector<Pool> pool_values() {
+  std::vector<Pool> v;
+  for (const auto &p : kPools) v.push_back(p.second);
+  return v;
+}
+
+void PrintTo(const Pool &p, std::ostream *os) { *os << "kind " << p.kind << " window " << p.kh << "x" << p.kw; }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, PoolTest, ::testing::ValuesIn(pool_values()),
+                         [](const ::testing::TestParamInfo<Pool> &info) { return std::string(kPools[info.index].first); });
+
+TEST(Pool, AverageCountsPaddingAsZeros) {
+  Pool p{1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 0, 1, 0}; // 2x2 window, pad top/left 1
+  std::vector<float> x = {4, 8, 12, 16};
+  auto y = forward(p, x);
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_FLOAT_EQ(y[0], 4.0f / 4);           // one real element, divisor 4
+  EXPECT_FLOAT_EQ(y[3], (4 + 8 + 12 + 16) / 4.0f);
+}
+
+TEST(Pool, MaxPadsWithMinusInfinity) {
+  Pool p{0, 1, 1, 2, 2, 2, 2, 1, 1, 1, 0, 1, 0};
+  std::vector<float> x = {-5, -6, -7, -8};
+  auto y = forward(p, x);
+  EXPECT_FLOAT_EQ(y[0], -5.0f); // not 0 from the padding
+}
+
+TEST(Pool, MaxGradientGoesToTheFirstMaximum) {
+  Pool p{0, 1, 1, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0};
+  std::vector<float> x = {1, 3, 3, 3}, dy = {1};
+  auto dx = grad(p, x, dy);
+  EXPECT_EQ(dx, (std::vector<float>{0, 1, 0, 0}));
+}
+
+TEST(Pool, OverlappingWindowsAccumulate) {
+  Pool p{0, 1, 1, 1, 3, 1, 2, 1, 1, 0, 0, 0, 0}; // windows {0,1} and {1,2}
+  std::vector<float> x = {0, 5, 1}, dy = {2, 3};
+  auto dx = grad(p, x, dy);
+  EXPECT_EQ(dx, (std::vector<float>{0, 5, 0}));
+}
+
+TEST(PoolDeathTest, BadKindAbortsNamingTheKernel) {
+  std::vector<float> x(4), y(1);
+  dxrt_memref4 xd = m4(x, 1, 1, 2, 2), yd = m4(y, 1, 1, 1, 1);
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward(&xd, &yd, 7, 2, 2, 2, 2, 0, 0, 0, 0), "dxrt_pool_forward: kind = 7");
+}
+
+} // namespace

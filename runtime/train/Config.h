@@ -1,0 +1,31 @@
+// Everything a run needs to know, resolved once from the metadata's train
+// block and the command line (flags win).
+#pragma once
+
+#include "model/Metadata.h"
+#include "train/Schedule.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace dxrt {
+
+struct RunConfig {
+  std::string model;
+  int64_t epochs = 1;
+  int64_t per_rank_batch = 32, eval_batch = 32;
+  int64_t seed = 0;
+  int64_t max_steps = 0;        // 0 = no limit
+  double base_lr = 0;           // after --lr and lr_scaling
+  ScheduleSpec schedule;
+  std::optional<TargetSpec> target;
+  bool stop_at_target = false;
+  bool synthetic = false;
+  int64_t synthetic_samples = 0; // training samples of a synthetic run
+  std::string log_path, data_dir;
+  int rank = 0, world = 1;
+  int64_t global_batch() const { return per_rank_batch * world; }
+};
+
+} // namespace dxrt

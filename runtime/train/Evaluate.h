@@ -1,0 +1,18 @@
+// Evaluation of a split with dx_eval_step: the mean loss and, for
+// classifiers, the accuracy (argmax of the first output vs the label). Each
+// rank evaluates a contiguous shard; the sums are reduced over the world.
+#pragma once
+
+#include "comm/World.h"
+#include "data/Dataset.h"
+#include "model/Arenas.h"
+#include "train/Stats.h"
+
+namespace dxrt {
+
+// True when the first output holds class scores the labels index.
+bool has_accuracy(const Metadata &meta, const Split &split);
+
+EvalResult evaluate(const Metadata &meta, Arenas &arenas, const Split &split, int64_t eval_batch, World &world);
+
+} // namespace dxrt
