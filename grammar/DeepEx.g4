@@ -65,7 +65,11 @@ setting     : settingKey COLON settingValue SEMI? ;
 // Keys may be keywords: `model: mlp`.
 settingKey  : IDENT | MODEL | DATASET | TRAIN | BLOCK | REPEAT | USE ;
 settingValue: phrase (THEN phrase)* ;
-phrase      : expr+ ;
+// Terms after the first are primaries: with `expr+`, `1 - 1` was also two
+// terms `1`, `-1`, and that ambiguity made the parser look ahead to the end
+// of every `+`/`-` chain, anywhere (quadratic time).
+phrase      : expr phraseTerm* ;
+phraseTerm  : primary ;
 
 // ---- lexer ----
 USE     : 'use' ;

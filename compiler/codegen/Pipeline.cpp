@@ -3,6 +3,7 @@
 #include "dialect/DxDialect.h"
 #include "lowering/BuildABI.h"
 #include "lowering/LowerDx.h"
+#include "lowering/PlanMemory.h"
 #include "transforms/Passes.h"
 
 #include "mlir/InitAllDialects.h"
@@ -42,6 +43,7 @@ static void registerPassesOnce() {
     registerDxPasses();
     registerLowerDxPass();
     registerBuildABIPass();
+    registerPlanMemoryPass();
   });
 }
 
@@ -51,10 +53,13 @@ static mlir::LogicalResult runPasses(mlir::ModuleOp module, const std::string &p
   return pm.run(module);
 }
 
-// After bufferization: everything to the LLVM dialect.
+// After bufferization: everything to the LLVM dialect. expand-strided-metadata
+// makes affine.apply ops (the sizes of reshaped dynamic memrefs, e.g. a dense
+// layer over [B, T, K]), so lower-affine runs again after it.
 static const char *kToLLVM =
-    "buffer-deallocation-pipeline, convert-bufferization-to-memref, convert-linalg-to-loops, lower-affine, "
-    "convert-scf-to-cf, expand-strided-metadata, convert-math-to-libm, convert-math-to-llvm, "
+    "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory, "
+    "convert-linalg-to-loops, lower-affine, "
+    "convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-math-to-libm, convert-math-to-llvm, "
     "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "
     "convert-cf-to-llvm, reconcile-unrealized-casts";
 

@@ -13,8 +13,8 @@
 
 #include <filesystem>
 
-#ifndef DX_RUNTIME_LIB
-#define DX_RUNTIME_LIB ""
+#ifndef DX_RUNTIME_LINK
+#define DX_RUNTIME_LINK ""
 #endif
 
 namespace dx {
@@ -42,16 +42,36 @@ void describe(mlir::Location loc, std::string &where, std::vector<std::string> &
 
 std::string stem(const std::string &path) { return std::filesystem::path(path).stem().string(); }
 
-int link(const std::string &object, const std::string &output) {
-  std::string runtime = DX_RUNTIME_LIB;
+// The libraries a model object links with: libdxrt and, statically, OpenBLAS
+// and zlib. An installed dxc finds libdxrt.a in ../lib; a build-tree dxc
+// uses the build's own.
+std::vector<std::string> runtimeLinkArgs() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     auto installed = exe.parent_path().parent_path() / "lib" / "libdxrt.a";
-    if (std::filesystem::exists(installed, ec)) runtime = installed.string();
+    if (std::filesystem::exists(installed, ec))
+      return {installed.string(), "-l:libopenblas.a", "-l:libz.a", "-lpthread", "-lm"};
   }
-  if (runtime.empty() || !std::filesystem::exists(runtime, ec)) {
-    llvm::errs() << "dxc: error: cannot find the runtime library libdxrt.a\n";
+  std::vector<std::string> args;
+  std::string all = DX_RUNTIME_LINK;
+  size_t start = 0;
+  while (start <= all.size() && !all.empty()) {
+    size_t bar = all.find('|', start);
+    std::string a = all.substr(start, bar == std::string::npos ? std::string::npos : bar - start);
+    if (!a.empty()) args.push_back(a);
+    if (bar == std::string::npos) break;
+    start = bar + 1;
+  }
+  return args;
+}
+
+int link(const std::string &object, const std::string &output) {
+  std::vector<std::string> runtime = runtimeLinkArgs();
+  std::error_code ec;
+  if (runtime.empty() || !std::filesystem::exists(runtime[0], ec)) {
+    llvm::errs() << "dxc: error: cannot find the runtime library libdxrt.a"
+                 << (runtime.empty() ? "" : " (looked for " + runtime[0] + ")") << "\n";
     return 1;
   }
   const char *cxxEnv = std::getenv("DXC_CXX");
@@ -61,7 +81,8 @@ int link(const std::string &object, const std::string &output) {
     llvm::errs() << "dxc: error: cannot find the C++ driver '" << cxx << "' to link with (set DXC_CXX)\n";
     return 1;
   }
-  std::vector<std::string> args = {*found, "-o", output, object, runtime, "-lopenblas", "-lz", "-lpthread", "-lm"};
+  std::vector<std::string> args = {*found, "-o", output, object};
+  args.insert(args.end(), runtime.begin(), runtime.end());
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
   std::string msg;
   int rc = llvm::sys::ExecuteAndWait(*found, refs, std::nullopt, {}, 0, 0, &msg);

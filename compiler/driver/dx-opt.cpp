@@ -2,6 +2,7 @@
 #include "codegen/Pipeline.h"
 #include "lowering/BuildABI.h"
 #include "lowering/LowerDx.h"
+#include "lowering/PlanMemory.h"
 #include "transforms/Passes.h"
 
 #include "mlir/InitAllPasses.h"
@@ -12,6 +13,7 @@ int main(int argc, char **argv) {
   dx::registerDxPasses();
   dx::registerLowerDxPass();
   dx::registerBuildABIPass();
+  dx::registerPlanMemoryPass();
   mlir::DialectRegistry registry;
   dx::registerCodegenDialects(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "DeepEx optimizer driver\n", registry));

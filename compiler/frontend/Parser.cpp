@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 namespace dx {
 namespace {
@@ -44,6 +45,14 @@ struct Pending {
   std::string message;
 };
 using PendingList = std::vector<Pending>;
+
+// Where a syntax error's follow-on errors end, by token index: the closing
+// bracket of a '(' or '[', of the innermost '(' or '[' around a token, and
+// the last token on a token's line. Filled by the token pre-pass.
+struct Layout {
+  std::vector<size_t> closeOf, enclosingClose, lineEnd;
+  size_t get(const std::vector<size_t> &v, size_t i) const { return i < v.size() ? v[i] : SIZE_MAX; }
+};
 
 SourceRange rangeOf(int file, const antlr4::Token *t) {
   if (!t) return {};
@@ -139,19 +148,13 @@ public:
     diags_.push_back({{file_, 0, 0}, "lexical error: " + msg});
   }
 private:
-  static bool isBinaryOperator(size_t t) {
-    return t == DeepExLexer::PLUS || t == DeepExLexer::MINUS || t == DeepExLexer::STAR || t == DeepExLexer::SLASH ||
-           t == DeepExLexer::LT || t == DeepExLexer::LE || t == DeepExLexer::GT || t == DeepExLexer::GE ||
-           t == DeepExLexer::EQ || t == DeepExLexer::NE;
-  }
   int file_;
   PendingList &diags_;
-  size_t lastError_ = SIZE_MAX;
 };
 
 class ParserErrors : public antlr4::BaseErrorListener {
 public:
-  ParserErrors(int file, PendingList &d) : file_(file), diags_(d) {}
+  ParserErrors(int file, PendingList &d, const Layout &layout) : file_(file), diags_(d), layout_(layout) {}
   void syntaxError(antlr4::Recognizer *rec, antlr4::Token *tok, size_t, size_t,
                    const std::string &msg, std::exception_ptr ep) override {
     auto *parser = static_cast<antlr4::Parser *>(rec);
@@ -168,21 +171,48 @@ public:
         break;
       }
     }
-    // The parser's recovery often reports the same mistake again a token or
-    // two later; keep the first report only.
-    size_t index = tok ? tok->getTokenIndex() : 0;
-    bool cascade = lastError_ != SIZE_MAX && index <= lastError_ + 3;
-    lastError_ = index;
-    if (cascade) return;
-    // Stray characters were reported by the token pre-pass, once each.
-    if (tok && tok->getType() == DeepExLexer::UNKNOWN) return;
     std::string expected;
     try {
       expected = describeExpected(parser->getExpectedTokens(), vocab);
     } catch (...) {
     }
+    // `h = relu x` or `h = f(x) g(x)`: the expression ended, so the parser
+    // took the next name for the start of a statement `name = ...` and fails
+    // after it. The mistake is at that name.
+    antlr4::Token *stray = nullptr, *before = nullptr;
+    if (expected == "'=' or ','") {
+      antlr4::TokenStream *ts = parser->getTokenStream();
+      antlr4::Token *name = ts->LT(-1), *prev = ts->LT(-2);
+      if (name && prev && name->getType() == DeepExLexer::IDENT && name->getLine() == prev->getLine() &&
+          prev->getType() != DeepExLexer::LBRACE && prev->getType() != DeepExLexer::RBRACE &&
+          prev->getType() != DeepExLexer::SEMI)
+        stray = name, before = prev;
+    }
+    // The parser's recovery often reports the same mistake again a few tokens
+    // later: within the same brackets, on the same line or a token or two
+    // on. Keep the first report only.
+    size_t index = stray ? stray->getTokenIndex() : tok ? tok->getTokenIndex() : 0;
+    bool cascade = until_ != SIZE_MAX && index <= until_;
+    size_t end = index + 3;
+    for (size_t e : {layout_.get(layout_.enclosingClose, index), layout_.get(layout_.lineEnd, index),
+                     layout_.get(layout_.closeOf, index)})
+      if (e != SIZE_MAX) end = std::max(end, e);
+    until_ = cascade ? std::max(until_, end) : end;
+    if (cascade) return;
+    // Stray characters were reported by the token pre-pass, once each.
+    if (tok && tok->getType() == DeepExLexer::UNKNOWN) return;
     std::string found = describeToken(tok);
     std::string text;
+    antlr4::Token *callee = parser->getTokenStream()->LT(-1);
+    if (tok && tok->getType() == DeepExLexer::LPAREN && callee && callee->getType() == DeepExLexer::IDENT &&
+        callee->getTokenIndex() + 1 == tok->getTokenIndex()) {
+      // `x |> f(a b)`: the parser cannot take `(a b)` as f's arguments and
+      // stumbles on the '('. Find the mistake inside the parentheses.
+      if (auto inner = argumentError(parser, tok)) {
+        diags_.push_back(*inner);
+        return;
+      }
+    }
     if (msg.rfind("missing ", 0) == 0) {
       text = "expected " + (expected.empty() ? msg.substr(8, msg.find(" at ") - 8) : expected) +
              " before " + found;
@@ -199,29 +229,54 @@ public:
       text = expected.empty() ? "unexpected " + found : "expected " + expected + ", found " + found;
       if (tok && tok->getType() == DeepExLexer::EOF) text = "unexpected end of file" +
           (expected.empty() ? std::string() : "; expected " + expected);
+      // `x + }`: the operator was taken, and what follows cannot start an expression.
+      antlr4::Token *op = parser->getTokenStream()->LT(-1);
+      if (tok && op && isBinaryOperator(op->getType()) && op->getTokenIndex() + 1 == tok->getTokenIndex()) {
+        r = rangeOf(file_, op);
+        text = "expected an expression after " + describeToken(op) + ", found " + found;
+      }
     } else {
       text = msg;
     }
-    // `h = relu x` or `h = f(x) g(x)`: the expression ended, so the parser
-    // took the next name for the start of a statement `name = ...` and fails
-    // after it. The mistake is at that name: point there.
-    if (expected == "'=' or ','") {
-      antlr4::TokenStream *ts = parser->getTokenStream();
-      antlr4::Token *name = ts->LT(-1), *before = ts->LT(-2);
-      if (name && before && name->getType() == DeepExLexer::IDENT && name->getLine() == before->getLine() &&
-          before->getType() != DeepExLexer::LBRACE && before->getType() != DeepExLexer::RBRACE &&
-          before->getType() != DeepExLexer::SEMI) {
-        r = rangeOf(file_, name);
-        text = "unexpected " + describeToken(name) + " after " + describeToken(before) +
-               "; is an operator such as '+' or '|>' missing";
-        if (before->getType() == DeepExLexer::IDENT)
-          text += ", or the parentheses of a call: '" + before->getText() + "(" + name->getText() + ")'";
-        text += "?";
-      }
+    if (stray) {
+      r = rangeOf(file_, stray);
+      text = "unexpected " + describeToken(stray) + " after " + describeToken(before) +
+             "; is an operator such as '+' or '|>' missing";
+      if (before->getType() == DeepExLexer::IDENT)
+        text += ", or the parentheses of a call: '" + before->getText() + "(" + stray->getText() + ")'";
+      text += "?";
     }
     diags_.push_back({r, text});
   }
 private:
+  // Parses the argument list after `open` on its own; returns its first error.
+  std::optional<Pending> argumentError(antlr4::Parser *parser, antlr4::Token *open) {
+    auto *ts = dynamic_cast<antlr4::BufferedTokenStream *>(parser->getTokenStream());
+    if (!ts || depth_ > 8) return std::nullopt;
+    size_t save = ts->index();
+    PendingList found;
+    {
+      DeepExParser sub(ts);
+      ParserErrors listener(file_, found, layout_);
+      listener.depth_ = depth_ + 1;
+      sub.removeErrorListeners();
+      sub.addErrorListener(&listener);
+      ts->seek(open->getTokenIndex() + 1);
+      if (ts->LA(1) != DeepExLexer::RPAREN) {
+        try {
+          sub.argList();
+        } catch (...) {
+        }
+        if (found.empty() && ts->LA(1) != DeepExLexer::RPAREN)
+          found.push_back({rangeOf(file_, ts->LT(1)),
+                           "expected ',' or ')' after an argument, found " + describeToken(ts->LT(1))});
+      }
+    }
+    ts->seek(save);
+    if (found.empty()) return std::nullopt;
+    return found.front();
+  }
+
   static bool isBinaryOperator(size_t t) {
     return t == DeepExLexer::PLUS || t == DeepExLexer::MINUS || t == DeepExLexer::STAR || t == DeepExLexer::SLASH ||
            t == DeepExLexer::LT || t == DeepExLexer::LE || t == DeepExLexer::GT || t == DeepExLexer::GE ||
@@ -229,7 +284,9 @@ private:
   }
   int file_;
   PendingList &diags_;
-  size_t lastError_ = SIZE_MAX;
+  const Layout &layout_;
+  size_t until_ = SIZE_MAX;
+  int depth_ = 0;
 };
 
 // Walks the ANTLR parse tree (free of syntax errors) and builds the AST.
@@ -357,7 +414,8 @@ private:
       st.range = range(s);
       for (auto *ph : s->settingValue()->phrase()) {
         std::vector<ast::ExprPtr> terms;
-        for (auto *e : ph->expr()) terms.push_back(expr(e));
+        terms.push_back(expr(ph->expr()));
+        for (auto *t : ph->phraseTerm()) terms.push_back(primary(t->primary()));
         st.phrases.push_back(std::move(terms));
       }
       d->settings.push_back(std::move(st));
@@ -555,7 +613,8 @@ void hide(antlr4::Token *t) {
 // /* comment and unbalanced brackets are reported here, at the quote, comment
 // or bracket at fault, and the parse is skipped, since the parser would only
 // add follow-on errors. Returns false when the parser must not run.
-bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks, PendingList &out) {
+bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks, PendingList &out,
+             Layout &layout) {
   auto unit = [&](size_t i) { return static_cast<unsigned char>(src[toks[i]->getStartIndex()]); };
   std::vector<antlr4::Token *> live;
   std::vector<Pending> strays;
@@ -624,10 +683,23 @@ bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks
   constexpr int kMaxNesting = 256;
   std::vector<antlr4::Token *> stack;
   bool bad = false;
+  layout.closeOf.assign(toks.size(), SIZE_MAX);
+  layout.enclosingClose.assign(toks.size(), SIZE_MAX);
+  layout.lineEnd.assign(toks.size(), SIZE_MAX);
+  for (size_t k = live.size(); k-- > 0;) {
+    bool sameLine = k + 1 < live.size() && live[k + 1]->getLine() == live[k]->getLine() &&
+                    live[k + 1]->getType() != antlr4::Token::EOF;
+    layout.lineEnd[live[k]->getTokenIndex()] =
+        sameLine ? layout.lineEnd[live[k + 1]->getTokenIndex()] : live[k]->getTokenIndex();
+  }
+  std::vector<size_t> inner; // positions in `stack` of the open '(' and '['
   for (antlr4::Token *t : live) {
     size_t ty = t->getType();
+    // The opener for now; mapped to its closer below.
+    if (!inner.empty()) layout.enclosingClose[t->getTokenIndex()] = stack[inner.back()]->getTokenIndex();
     if (isOpen(ty)) {
       stack.push_back(t);
+      if (ty != DeepExLexer::LBRACE) inner.push_back(stack.size() - 1);
       if (stack.size() > kMaxNesting) {
         // Deeper nesting is certainly not a real model, and unbounded nesting
         // would exhaust the stack of the recursive-descent parser.
@@ -640,6 +712,8 @@ bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks
     }
     if (!isClose(ty)) continue;
     if (!stack.empty() && closerOf(stack.back()->getType()) == ty) {
+      layout.closeOf[stack.back()->getTokenIndex()] = t->getTokenIndex();
+      if (!inner.empty() && inner.back() + 1 == stack.size()) inner.pop_back();
       stack.pop_back();
       continue;
     }
@@ -663,10 +737,13 @@ bool prepass(int file, const std::string &src, std::vector<antlr4::Token *> toks
       out.push_back({rangeOf(file, stack[k]), std::string("unclosed '") + spell(stack[k]->getType()) +
                                                   "': no matching '" + spell(closerOf(stack[k]->getType())) + "'"});
     stack.resize(match);
+    while (!inner.empty() && inner.back() >= stack.size()) inner.pop_back();
   }
   for (antlr4::Token *t : stack)
     out.push_back({rangeOf(file, t), std::string("unclosed '") + spell(t->getType()) + "': no matching '" +
                                          spell(closerOf(t->getType())) + "'"});
+  for (size_t &e : layout.enclosingClose)
+    if (e != SIZE_MAX) e = layout.closeOf[e];
   out.insert(out.end(), strays.begin(), strays.end());
   return !bad && stack.empty();
 }
@@ -691,13 +768,14 @@ std::unique_ptr<ast::File> parseFile(int fileId, DiagnosticEngine &diags) {
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
 
-  if (!prepass(fileId, sm.contents(fileId), tokens.getTokens(), pending)) {
+  Layout layout;
+  if (!prepass(fileId, sm.contents(fileId), tokens.getTokens(), pending, layout)) {
     flush();
     return nullptr;
   }
 
   DeepExParser parser(&tokens);
-  ParserErrors parseErrors(fileId, pending);
+  ParserErrors parseErrors(fileId, pending, layout);
   parser.removeErrorListeners();
   parser.addErrorListener(&parseErrors);
   DeepExParser::FileContext *tree = nullptr;

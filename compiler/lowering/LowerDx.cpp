@@ -72,7 +72,8 @@ struct S {
   Value abs(Value x) { return b.create<math::AbsFOp>(l, x); }
   Value tanh(Value x) { return b.create<math::TanhOp>(l, x); }
   Value erf(Value x) { return b.create<math::ErfOp>(l, x); }
-  Value rsqrt(Value x) { return b.create<math::RsqrtOp>(l, x); }
+  // 1/sqrt: math.rsqrt has no LLVM lowering.
+  Value rsqrt(Value x) { return div(c(1), b.create<math::SqrtOp>(l, x)); }
   Value gt0(Value x) { return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0)); }
   Value select(Value cond, Value x, Value y) { return b.create<arith::SelectOp>(l, cond, x, y); }
   Value sigmoid(Value x) { return div(c(1), add(c(1), exp(neg(x)))); }
@@ -164,6 +165,24 @@ mlir::FailureOr<llvm::SmallVector<Value>> rngKey(OpBuilder &b, Operation *op) {
       return out;
     }
   return op->emitError("random op outside a training function (no dx.rng argument)");
+}
+
+// A tensor of the enclosing function whose dim 0 is the dynamic batch dim: a
+// shape source for results whose operands do not carry the batch size.
+Value batchCarrier(Operation *op) {
+  auto fn = op->getParentOfType<mlir::func::FuncOp>();
+  auto carries = [](Value v) {
+    auto t = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
+    return t && t.getRank() > 0 && t.isDynamicDim(0);
+  };
+  for (Value a : fn.getArguments())
+    if (carries(a)) return a;
+  for (Operation &o : fn.getBody().front()) { // values defined before op dominate it
+    if (o.isAncestor(op)) break;
+    for (Value r : o.getResults())
+      if (carries(r)) return r;
+  }
+  return Value();
 }
 
 // Random numbers shaped like `like` from the op's stream.
@@ -392,7 +411,18 @@ const llvm::StringMap<Lowering> &lowerings() {
         axes.assign(a.asArrayRef().begin(), a.asArrayRef().end());
         map = selectMap(b.getContext(), t.getRank(), allDimsBut(t.getRank(), axes));
       }
-      Value y = ew(b, loc, t, {x}, [](S &, mlir::ValueRange a) { return a[0]; }, {map});
+      // The batch size may not be in x (the gradient of a sum or mean over the
+      // batch dim, e.g. a `mean(...)` loss): take it from the function.
+      mlir::MLIRContext *ctx = b.getContext();
+      llvm::SmallVector<Value> sources = {x};
+      if (Value carrier = batchCarrier(op)) sources.push_back(carrier);
+      Value init = emptyTensor(b, loc, t, sources);
+      Value y = b.create<mlir::linalg::GenericOp>(
+                     loc, mlir::TypeRange{t}, mlir::ValueRange{x}, mlir::ValueRange{init},
+                     llvm::ArrayRef<mlir::AffineMap>{map, mlir::AffineMap::getMultiDimIdentityMap(t.getRank(), ctx)},
+                     llvm::SmallVector<mlir::utils::IteratorType>(t.getRank(), mlir::utils::IteratorType::parallel),
+                     [](OpBuilder &nb, Location nl, mlir::ValueRange a) { nb.create<mlir::linalg::YieldOp>(nl, a[0]); })
+                    .getResult(0);
       if (op->hasAttr("mean")) {
         // Each element was spread over the broadcast dims: divide by their size.
         if (axes.empty())

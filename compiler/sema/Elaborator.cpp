@@ -25,6 +25,13 @@ constexpr size_t kMaxSteps = 4'000'000;
 constexpr size_t kMaxNodes = 50'000;
 constexpr size_t kMaxSteps = 50'000;
 #endif
+// Window arguments (kernel, stride, dilation, pad, scale) are at most this, as
+// are the spatial sizes they meet (see spatialStatic in OpRegistry.cpp), so the
+// shape functions' window arithmetic stays far from int64 overflow. A
+// parameter tensor has at most kMaxParamElements elements, so that the model's
+// parameter count (a sum over up to kMaxNodes operators) fits too.
+constexpr int64_t kMaxSize = kMaxSpatialSize;
+constexpr int64_t kMaxParamElements = int64_t(1) << 40;
 
 const OpInfo &constantOp() {
   for (const OpInfo &op : opRegistry())
@@ -263,7 +270,9 @@ std::vector<Value> Elaborator::runBody(const ast::FuncDecl &fn) {
         d.notes.push_back({fn.outputs[i].range, "output declared here"});
         // Only when it was inferred elsewhere, e.g. `return h` after `h = dense(x, 8)`.
         if (g_.values[r.tensor].def.valid() && g_.values[r.tensor].def.begin != r.range.begin)
-          d.notes.push_back({g_.values[r.tensor].def, "shape " + have.shapeStr() + " was inferred here"});
+          d.notes.push_back({g_.values[r.tensor].def, "shape " + have.shapeStr() +
+                                                          (g_.values[r.tensor].producer < 0 ? " is declared here"
+                                                                                            : " was inferred here")});
         noteInstantiation(d);
         r = Value::error();
       }
@@ -788,12 +797,36 @@ std::vector<Value> Elaborator::applyOp(const OpInfo &op, std::vector<Arg> args, 
     if (input >= 0 && static_cast<size_t>(input) < inputs.size()) {
       const GraphValue &gv = g_.values[inputs[input].value.tensor];
       if (gv.def.valid() && gv.def.begin != r.begin)
-        d.notes.push_back({gv.def, "shape " + gv.type.shapeStr() + " was inferred here"});
+        d.notes.push_back({gv.def, "shape " + gv.type.shapeStr() +
+                                       (gv.producer < 0 ? " is declared here" : " was inferred here")});
     }
     noteInstantiation(d);
   };
+  for (size_t k = 0; k < attrValues.size(); ++k) {
+    AttrKind kind = op.attrs[k].kind;
+    if (kind != AttrKind::Pair && kind != AttrKind::OptInt && kind != AttrKind::Padding) continue;
+    auto big = [](const Value &x) { return x.kind == Value::Kind::Int && (x.i > kMaxSize || x.i < -kMaxSize); };
+    bool tooBig = big(attrValues[k]);
+    for (const Value &x : attrValues[k].list) tooBig |= big(x);
+    if (tooBig) {
+      ctx.report(-1, op.attrs[k].name, "argument '" + op.attrs[k].name + "' of " + op.name + " is out of range (" +
+                                           attrValues[k].str() + "); window sizes are at most " +
+                                           std::to_string(kMaxSize));
+      return {Value::error()};
+    }
+  }
   op.infer(ctx);
   if (ctx.failed || ctx.out.empty()) return {Value::error()};
+  for (const ParamTensor &p : ctx.params) {
+    int64_t n = 1;
+    bool over = false;
+    for (const Dim &d : p.type.dims) over |= mulOverflows(n, d.size, n);
+    if (over || n > kMaxParamElements) {
+      diags_.error(range, op.name + ": parameter '" + p.name + "' " + p.type.str() + " would have more than " +
+                              std::to_string(kMaxParamElements) + " elements");
+      return {Value::error()};
+    }
+  }
   for (const TensorType &t : ctx.out) {
     int64_t n = 1;
     for (const Dim &d : t.dims)

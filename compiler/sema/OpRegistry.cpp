@@ -154,12 +154,18 @@ bool positive(ShapeContext &c, const std::string &name) {
 
 bool spatialStatic(ShapeContext &c, int input) {
   const TensorType &t = c.in[input];
-  for (int k = 1; k < t.rank(); ++k)
+  for (int k = 1; k < t.rank(); ++k) {
     if (!t.dims[k].isStatic()) {
       c.errorInput(input, c.op.name + " needs static channel and spatial sizes, but dim " + std::to_string(k) +
                               " of " + t.str() + " is symbolic");
       return false;
     }
+    if (t.dims[k].size > kMaxSpatialSize) { // keeps the window arithmetic below within int64
+      c.errorInput(input, c.op.name + ": dim " + std::to_string(k) + " of " + t.str() + " is larger than " +
+                              std::to_string(kMaxSpatialSize) + ", the largest supported");
+      return false;
+    }
+  }
   return true;
 }
 
@@ -212,11 +218,13 @@ void conv2d(ShapeContext &c) {
                                " kernel does not fit the " + std::to_string(H) + "x" + std::to_string(W) +
                                " input " + x.str() + " (output would be empty)");
   c.setAttr("pad", padValue(pad));
+  // Sizes are at most 2^30 here (see kMaxSize in Elaborator.cpp); three of them need a check.
+  int64_t fanIn;
+  if (mulOverflows(C / G, k.first * k.second, fanIn)) return c.errorAttr("kernel", "conv2d: the kernel is too large");
   c.out = {TensorType{x.elem, {x.dims[0], Dim::of(F), Dim::of(Ho), Dim::of(Wo)}}};
-  int64_t fanIn = (C / G) * k.first * k.second;
   c.addParam("weight", {F, C / G, k.first, k.second}, "uniform_fan_in", fanIn);
   if (c.boolAttr("bias")) c.addParam("bias", {F}, "uniform_fan_in", fanIn);
-  c.flops = 2.0 * fanIn * F * Ho * Wo + (c.boolAttr("bias") ? F * Ho * Wo : 0);
+  c.flops = 2.0 * fanIn * F * Ho * Wo + (c.boolAttr("bias") ? 1.0 * F * Ho * Wo : 0);
 }
 
 void convTranspose2d(ShapeContext &c) {
@@ -253,11 +261,13 @@ void convTranspose2d(ShapeContext &c) {
   int64_t Wo = (W - 1) * s.second - pad[2] - pad[3] + d.second * (k.second - 1) + op.second + 1;
   if (Ho <= 0 || Wo <= 0) return c.errorInput(0, "conv_transpose2d: output would be empty for input " + x.str());
   c.setAttr("pad", padValue(pad));
+  int64_t fanIn; // PyTorch computes fan-in from weight dim 1
+  if (mulOverflows(F / G, k.first * k.second, fanIn))
+    return c.errorAttr("kernel", "conv_transpose2d: the kernel is too large");
   c.out = {TensorType{x.elem, {x.dims[0], Dim::of(F), Dim::of(Ho), Dim::of(Wo)}}};
-  int64_t fanIn = (F / G) * k.first * k.second; // PyTorch computes fan-in from weight dim 1
   c.addParam("weight", {C, F / G, k.first, k.second}, "uniform_fan_in", fanIn);
   if (c.boolAttr("bias")) c.addParam("bias", {F}, "uniform_fan_in", fanIn);
-  c.flops = 2.0 * (C / G) * k.first * k.second * F * H * W + (c.boolAttr("bias") ? F * Ho * Wo : 0);
+  c.flops = 2.0 * (C / G) * k.first * k.second * F * H * W + (c.boolAttr("bias") ? 1.0 * F * Ho * Wo : 0);
 }
 
 void dense(ShapeContext &c) {
@@ -376,7 +386,8 @@ void reshape(ShapeContext &c) {
     c.setAttr("shape", shape);
   }
   int64_t have = 1;
-  for (int k = 1; k < x.rank(); ++k) have *= x.dims[k].size;
+  for (int k = 1; k < x.rank(); ++k)
+    if (mulOverflows(have, x.dims[k].size, have)) return c.errorInput(0, "reshape: " + x.str() + " is too large");
   int64_t known = 1;
   int infer = -1;
   TensorType out{x.elem, {x.dims[0]}};
@@ -421,7 +432,8 @@ void concat(ShapeContext &c) {
     if (!ok || !t.dims[axis].isStatic())
       return c.errorInput(static_cast<int>(i), "concat along axis " + std::to_string(axis) + ": " + t.str() +
                                                    " does not match " + first.str());
-    out.dims[axis].size += t.dims[axis].size;
+    if (__builtin_add_overflow(out.dims[axis].size, t.dims[axis].size, &out.dims[axis].size))
+      return c.errorInput(static_cast<int>(i), "concat: size overflows");
   }
   c.out = {out};
 }

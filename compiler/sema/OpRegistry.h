@@ -89,6 +89,10 @@ struct OpInfo {
   std::vector<std::string> attrNames() const;
 };
 
+// Largest channel or spatial size (and window argument) of conv, pool and
+// upsample: their shape arithmetic multiplies two such sizes.
+constexpr int64_t kMaxSpatialSize = int64_t(1) << 30;
+
 const std::vector<OpInfo> &opRegistry();
 const OpInfo *lookupOp(const std::string &name);
 std::vector<std::string> opNames();

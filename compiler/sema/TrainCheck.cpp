@@ -134,12 +134,14 @@ public:
   std::map<std::string, const ast::Setting *> keys(const ast::SettingsDecl &d, const std::vector<std::string> &known,
                                                    const char *what) {
     std::map<std::string, const ast::Setting *> out;
+    suggested_.clear();
     for (const ast::Setting &s : d.settings) {
       bool ok = false;
       for (const std::string &k : known) ok |= k == s.key.name;
       if (!ok) {
         diags_.error(s.key.range, std::string("unknown setting '") + s.key.name + "' in " + what + " block" +
                                       didYouMean(s.key.name, known));
+        suggested_.insert(closestMatch(s.key.name, known));
         continue;
       }
       auto [it, inserted] = out.emplace(s.key.name, &s);
@@ -158,7 +160,9 @@ public:
                   "dataset");
     bool ok = true;
     if (!k.count("format")) {
-      diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'format: idx', 'npy' or 'csv'");
+      // Not again for a misspelt key that was already pointed at.
+      if (!suggested_.count("format"))
+        diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'format: idx', 'npy' or 'csv'");
       ok = false;
     } else
       ok &= symbolSetting(*k["format"], {"idx", "npy", "csv"}, c.format);
@@ -166,7 +170,8 @@ public:
       auto it = k.find(split);
       if (it == k.end()) {
         if (std::string(split) == "train") {
-          diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'train: [\"inputs\", \"labels\"]'");
+          if (!suggested_.count("train"))
+            diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'train: [\"inputs\", \"labels\"]'");
           ok = false;
         }
         continue;
@@ -203,7 +208,8 @@ public:
         c.sampleRange = it->second->range;
       }
     } else {
-      diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'sample: [...]', the shape of one input sample");
+      if (!suggested_.count("sample"))
+        diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'sample: [...]', the shape of one input sample");
       ok = false;
     }
     if (auto it = k.find("classes"); it != k.end()) ok &= intSetting(*it->second, 2, c.classes);
@@ -405,8 +411,9 @@ public:
     bool ok = true;
     for (const char *req : {"model", "data", "loss", "optimizer"})
       if (!k.count(req)) {
-        diags_.error(d.range.valid() ? SourceRange{d.range.file, d.range.begin, d.range.begin + 5} : d.range,
-                     std::string("train block needs '") + req + ":'");
+        if (!suggested_.count(req))
+          diags_.error(d.range.valid() ? SourceRange{d.range.file, d.range.begin, d.range.begin + 5} : d.range,
+                       std::string("train block needs '") + req + ":'");
         ok = false;
       }
     if (auto it = k.find("model"); it != k.end()) {
@@ -538,6 +545,7 @@ public:
 private:
   Program &prog_;
   DiagnosticEngine &diags_;
+  std::set<std::string> suggested_; // known keys offered as "did you mean" by keys()
   Graph scratch_;
   Elaborator elab_;
 };

@@ -2,12 +2,28 @@
 
 #include "common/Check.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <zlib.h>
 
 namespace dxrt {
+
+// A guess of the file's size once read, to allocate once: the file size, or
+// for gzip the uncompressed size mod 2^32 its trailer records.
+static size_t expected_size(const std::string &path, size_t file_size) {
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) return file_size;
+  unsigned char head[2] = {0, 0}, tail[4] = {0, 0, 0, 0};
+  size_t guess = file_size;
+  if (std::fread(head, 1, 2, f) == 2 && head[0] == 0x1f && head[1] == 0x8b && file_size >= 18 &&
+      std::fseek(f, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, f) == 4)
+    guess = size_t(tail[0]) | size_t(tail[1]) << 8 | size_t(tail[2]) << 16 | size_t(tail[3]) << 24;
+  std::fclose(f);
+  return std::min(guess, size_t(1) << 32);
+}
 
 std::vector<uint8_t> read_file(const std::string &path) {
   std::error_code ec;
@@ -19,7 +35,8 @@ std::vector<uint8_t> read_file(const std::string &path) {
   DXRT_CHECK(f != nullptr, str("cannot open data file '", path, "': ", std::strerror(errno)), "");
   gzbuffer(f, 1 << 17);
   std::vector<uint8_t> out;
-  const size_t chunk = size_t(1) << 20;
+  out.reserve(expected_size(path, size_t(std::filesystem::file_size(path, ec))));
+  const size_t chunk = size_t(1) << 22;
   for (;;) {
     size_t have = out.size();
     out.resize(have + chunk);

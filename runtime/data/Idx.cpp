@@ -49,7 +49,8 @@ Array read_idx(const std::string &path) {
              "download or generate the file again");
   DXRT_CHECK(have == want, str(what, " has ", have - want, " bytes after the ", shape_str(a.shape), " ",
                                dtype_name(a.dtype), " data its header announces"), hint);
-  a.bytes.assign(bytes.begin() + long(header), bytes.end());
+  bytes.erase(bytes.begin(), bytes.begin() + long(header));
+  a.bytes = std::move(bytes);
   if (esize > 1) // big-endian -> host (little-endian x86/ARM)
     for (size_t i = 0; i < a.bytes.size(); i += esize) std::reverse(&a.bytes[i], &a.bytes[i] + esize);
   return a;

@@ -105,7 +105,8 @@ Array read_npy(const std::string &path) {
              "write the file again");
   DXRT_CHECK(have == want, str(what, " has ", have - want, " bytes after the ", shape_str(a.shape), " data its header announces"),
              hint);
-  a.bytes.assign(bytes.begin() + long(hstart + hlen), bytes.end());
+  bytes.erase(bytes.begin(), bytes.begin() + long(hstart + hlen));
+  a.bytes = std::move(bytes);
   return a;
 }
 

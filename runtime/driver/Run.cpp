@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 
 namespace dxrt {
 
@@ -87,9 +88,12 @@ int run(int argc, char **argv) {
   } catch (const Error &e) {
     std::fflush(stdout);
     std::string where = world.size() > 1 ? str(" [", world.name(), "]") : "";
-    std::fprintf(stderr, "%s%s%s", argc > 0 ? argv[0] : "dxrt", where.empty() ? ": " : str(where, ": ").c_str(),
-                 describe(e).c_str());
+    std::fprintf(stderr, "%s%s: %s", argc > 0 ? argv[0] : "dxrt", where.c_str(), describe(e).c_str());
     world.abort(e.exit_code);
+  } catch (const std::exception &e) { // out of memory, or a bug: still a message, never a bare crash
+    std::fflush(stdout);
+    std::fprintf(stderr, "%s: internal error: %s\n", argc > 0 ? argv[0] : "dxrt", e.what());
+    world.abort(kExitError);
   }
 }
 

@@ -345,3 +345,37 @@ TEST(Synthetic, IsDeterministicAndLabelled) {
 }
 
 } // namespace
+
+namespace {
+
+// The real thing, when Debian's dataset-fashion-mnist is installed: every
+// sample read, labels balanced, normalised to mean ~0 and std ~1.
+TEST(Load, FashionMnistIfInstalled) {
+  const std::string dir = "/usr/share/datasets/fashion-mnist/";
+  if (!std::filesystem::exists(dir + "train-images-idx3-ubyte.gz")) GTEST_SKIP() << "dataset-fashion-mnist not installed";
+  DatasetSpec s;
+  s.name = "fashion_mnist";
+  s.format = "idx";
+  s.train = {dir + "train-images-idx3-ubyte.gz", dir + "train-labels-idx1-ubyte.gz"};
+  s.sample = {1, 28, 28};
+  s.classes = 10;
+  s.scale = 1.0 / 255.0;
+  s.mean = {0.2860};
+  s.std = {0.3530};
+  Split sp = load_split(s, s.train, "train", "");
+  ASSERT_EQ(sp.n, 60000);
+  ASSERT_EQ(sp.x.size(), 60000u * 784);
+  std::vector<int64_t> count(10, 0);
+  for (int64_t y : sp.y) ++count[size_t(y)];
+  for (int64_t c : count) EXPECT_EQ(c, 6000);
+  double sum = 0, sum2 = 0;
+  for (float v : sp.x) {
+    sum += v;
+    sum2 += double(v) * v;
+  }
+  const double mean = sum / double(sp.x.size()), var = sum2 / double(sp.x.size()) - mean * mean;
+  EXPECT_NEAR(mean, 0.0, 0.01);
+  EXPECT_NEAR(std::sqrt(var), 1.0, 0.01);
+}
+
+} // namespace

@@ -41,7 +41,7 @@ void write_blobs(const TempDir &d, const std::string &images, const std::string 
     int c = int(g() % 3);
     y.push_back(uint8_t(c));
     for (int r = 0; r < 4; ++r)
-      for (int k = 0; k < 4; ++k) x.push_back(uint8_t(r == c ? 70 + g() % 120 : g() % 170));
+      for (int k = 0; k < 4; ++k) x.push_back(uint8_t(r == c ? 80 + g() % 120 : g() % 160));
   }
   dxtest::write_bytes(d / images, dxtest::idx_u8({uint32_t(n), 4, 4}, x), gz_images);
   dxtest::write_bytes(d / labels, dxtest::idx_u8({uint32_t(n)}, y), gz_labels);

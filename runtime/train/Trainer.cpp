@@ -31,8 +31,10 @@ int Trainer::run() {
   const double elapsed = now_s() - start_;
   log_.end(train_time_, elapsed);
   std::string target;
-  if (cfg_.target && !target_met_)
-    target = str("; target ", cfg_.target->metric, " ", cfg_.target->op, " ", num(cfg_.target->value), " not reached");
+  if (cfg_.target)
+    target = str("; target ", cfg_.target->metric, " ", cfg_.target->op, " ", num(cfg_.target->value),
+                 target_met_ ? str(" reached at epoch ", target_epoch_, " after ", str_fixed(target_time_, 1), " s of training")
+                             : std::string(" not reached"));
   console_.line(str("done: ", step_, " steps, ", str_fixed(train_time_, 1), " s training, ", str_fixed(elapsed, 1),
                     " s in all", target));
   return kExitOk;
@@ -96,6 +98,8 @@ void Trainer::check_target(const EpochStats &s) {
   if (t.metric != "loss" && !s.has_val) v = NAN;
   if (std::isnan(v) || !t.met(v)) return;
   target_met_ = true;
+  target_epoch_ = s.epoch;
+  target_time_ = s.train_time_s;
   log_.target(t, v, s.epoch, s.train_time_s);
   console_.line(str("target ", t.metric, " ", t.op, " ", num(t.value), " reached at epoch ", s.epoch, " (", t.metric, " ",
                     str_fixed(v, 4), ") after ", str_fixed(s.train_time_s, 1), " s of training"));

@@ -47,6 +47,8 @@ private:
   double last_finite_loss_ = NAN;
   int64_t last_finite_step_ = 0;
   bool target_met_ = false;
+  int64_t target_epoch_ = 0;
+  double target_time_ = 0;
   bool stop_ = false;
 };
 

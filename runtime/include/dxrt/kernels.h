@@ -79,6 +79,23 @@ void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4
 void _mlir_ciface_dxrt_random_uniform(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank, int64_t stream);
 void _mlir_ciface_dxrt_random_normal(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank, int64_t stream);
 
+typedef struct {
+  int8_t *allocated;
+  int8_t *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+} dxrt_memref_i8;
+
+/* The workspace of a step: at least `bytes` bytes, 64-byte aligned, reused by
+ * every step (the compiler plans all of a step's buffers inside it), grown
+ * only when a step needs more than before. */
+void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t bytes);
+/* How often the workspace grew, and its size: a training loop that allocates
+ * nothing per step sees the count stop after the first step. */
+int64_t dxrt_workspace_grows(void);
+int64_t dxrt_workspace_bytes(void);
+
 #ifdef __cplusplus
 }
 #endif
