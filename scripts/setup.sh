@@ -8,10 +8,12 @@ BUILD=${1:-build}
 PACKAGES=(
   cmake ninja-build ccache g++ python3
   antlr4 libantlr4-runtime-dev libcli11-dev
+  llvm-19-dev libmlir-19-dev mlir-19-tools   # MLIR/LLVM 19: the code generator
   llvm-19-tools                       # lit and FileCheck
   clang libclang-rt-14-dev            # libFuzzer for the front-end fuzz test
   libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
   dataset-fashion-mnist
+  python3-torch                       # the reference of the gradient checks
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: the lit suite (parser, AST, shapes, diagnostics,
-# examples) and a bounded fuzzing run of the front end.
+# MLIRGen, autodiff, lowering, gradient checks, examples, end to end), the
+# runtime's unit tests, and a bounded fuzzing run of the front end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
