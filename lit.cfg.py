@@ -7,7 +7,8 @@ import lit.formats
 config.name = "DeepEx"
 config.test_format = lit.formats.ShTest(execute_external=True)
 config.suffixes = [".dx", ".test", ".mlir"]
-config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py"]
+# Inputs/ and gradcheck cases/ hold inputs of tests, not tests.
+config.excludes = ["Inputs", "cases", "CMakeLists.txt", "README.md", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 
 build_dir = os.path.abspath(lit_config.params.get("build_dir", os.path.join(config.test_source_root, "build")))

@@ -70,8 +70,10 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   if (mlir::failed(runPasses(module, "dx-autodiff, canonicalize, cse"))) return mlir::failure();
   if (opts.stopAfter == Stage::DxGrad) return mlir::success();
   // Exports, inlining, lowering to linalg on tensors, elementwise fusion.
-  if (mlir::failed(runPasses(module, "dx-build-abi, inline, symbol-dce, canonicalize, cse, dx-to-linalg, "
-                                     "canonicalize, cse, linalg-fuse-elementwise-ops, canonicalize, cse")))
+  // dx-to-linalg runs before inlining: random ops read the training mode and the
+  // rng key (seed, step, rank) from the function they are in, M_train_step.
+  if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg, inline, symbol-dce, canonicalize, cse, "
+                                     "linalg-fuse-elementwise-ops, canonicalize, cse")))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (mlir::failed(runPasses(module, "one-shot-bufferize{bufferize-function-boundaries=1 "
@@ -102,6 +104,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   for (llvm::Function &f : *llmod)
     if (!f.isDeclaration()) {
       f.addFnAttr("target-cpu", cpu);
+      f.addFnAttr("prefer-vector-width", "256");
       if (!features.empty()) f.addFnAttr("target-features", features);
     }
 

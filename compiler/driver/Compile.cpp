@@ -109,12 +109,15 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   // Errors of later stages carry the .dx location of the op at fault.
   unsigned errors = 0;
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+    // Remarks (e.g. a buffer the memory plan left on the heap) only with --remarks.
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Remark && !req.remarks) return mlir::success();
     std::string where;
     std::vector<std::string> sites;
     describe(d.getLocation(), where, sites);
     bool isError = d.getSeverity() == mlir::DiagnosticSeverity::Error;
     errors += isError;
-    llvm::errs() << (where.empty() ? "dxc" : where) << ": " << (isError ? "error: " : "note: ") << d.str() << "\n";
+    const char *kind = isError ? "error: " : d.getSeverity() == mlir::DiagnosticSeverity::Remark ? "remark: " : "note: ";
+    llvm::errs() << (where.empty() ? "dxc" : where) << ": " << kind << d.str() << "\n";
     for (const std::string &s : sites) llvm::errs() << s << ": note: in the block instantiated here\n";
     for (mlir::Diagnostic &n : d.getNotes()) {
       std::string nw;

@@ -13,6 +13,7 @@ struct CompileRequest {
   std::string target = "cpu";
   std::string cpu = "x86-64-v3";
   bool printLocations = false;
+  bool remarks = false;        // show the optimizer's remarks
 };
 
 // Everything after sema: MLIRGen, passes, object, link. Prints the requested

@@ -45,6 +45,7 @@ struct Options {
   std::string stdlibDir;
   bool printModel = false;
   bool printLocations = false;
+  bool remarks = false;
   bool verify = false;
   bool split = false;
 };
@@ -104,6 +105,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.target = o.target;
     req.cpu = o.cpu;
     req.printLocations = o.printLocations;
+    req.remarks = o.remarks;
     return dx::compileProgram(*prog, sm, req);
   }
   return 0;
@@ -170,6 +172,7 @@ int main(int argc, char **argv) {
   addCommon(compile);
   compile->add_option("-o,--output", o.output, "the executable to write");
   compile->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  compile->add_flag("--remarks", o.remarks, "show the code generator's remarks (e.g. buffers the memory plan left on the heap)");
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
 
   try {

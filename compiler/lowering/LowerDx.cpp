@@ -591,22 +591,17 @@ const llvm::StringMap<Lowering> &lowerings() {
     r["dx.upsample_grad"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) -> mlir::LogicalResult {
       if (strAttr(op, "mode") != "nearest")
         return op->emitError("upsample mode '") << strAttr(op, "mode") << "' is not supported by the CPU code generator yet";
+      // dy [N, C, H*sh, W*sw] -> [N, C, H, sh, W, sw], summed over the sh and sw dims.
+      // (A generic indexing dy by (h*sh + i, w*sw + j) has no loop bounds for i, j.)
       Location loc = op->getLoc();
       auto s = arrAttr(op, "scale");
-      mlir::MLIRContext *ctx = b.getContext();
-      auto d = [&](unsigned i) { return mlir::getAffineDimExpr(i, ctx); };
-      auto inMap = mlir::AffineMap::get(6, 0, {d(0), d(1), d(2) * s[0] + d(4), d(3) * s[1] + d(5)}, ctx);
-      auto outMap = mlir::AffineMap::get(6, 0, {d(0), d(1), d(2), d(3)}, ctx);
-      Value acc = filledTensor(b, loc, rtype(op), {op->getOperand(0)}, 0.0);
-      using IT = mlir::utils::IteratorType;
-      auto g = b.create<mlir::linalg::GenericOp>(
-          loc, mlir::TypeRange{rtype(op)}, mlir::ValueRange{op->getOperand(0)}, mlir::ValueRange{acc},
-          llvm::ArrayRef<mlir::AffineMap>{inMap, outMap},
-          llvm::ArrayRef<IT>{IT::parallel, IT::parallel, IT::parallel, IT::parallel, IT::reduction, IT::reduction},
-          [](OpBuilder &nb, Location nl, mlir::ValueRange a) {
-            nb.create<mlir::linalg::YieldOp>(nl, nb.create<arith::AddFOp>(nl, a[1], a[0]).getResult());
-          });
-      out.push_back(g.getResult(0));
+      Value dy = op->getOperand(0);
+      auto t = ttype(dy);
+      auto split = withDims(t, {t.getDimSize(0), t.getDimSize(1), rtype(op).getDimSize(2), s[0],
+                                rtype(op).getDimSize(3), s[1]});
+      Value blocks = b.create<mlir::tensor::ExpandShapeOp>(
+          loc, split, dy, llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+      out.push_back(reduceSum(b, loc, blocks, {3, 5}, rtype(op)));
       return mlir::success();
     };
 

@@ -138,9 +138,12 @@ Value reduce(mlir::OpBuilder &b, mlir::Location loc, Value input, llvm::ArrayRef
 
 Value reduceSum(mlir::OpBuilder &b, mlir::Location loc, Value input, llvm::ArrayRef<int64_t> reduced,
                 mlir::RankedTensorType resultType, bool keepDims) {
+  // Reassociation lets LLVM vectorize the sum (the order of additions, and so
+  // the last bits, may differ from a sequential sum; runs stay reproducible).
   return reduce(b, loc, input, reduced, resultType, 0.0,
                 [](mlir::OpBuilder &nb, mlir::Location l, Value acc, Value x) {
-                  return nb.create<mlir::arith::AddFOp>(l, acc, x).getResult();
+                  return nb.create<mlir::arith::AddFOp>(l, acc, x, mlir::arith::FastMathFlags::reassoc)
+                      .getResult();
                 },
                 keepDims);
 }

@@ -4,6 +4,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <algorithm>
@@ -22,6 +23,21 @@ struct Buffer {
   unsigned first = 0, last = 0;
   int64_t offset = 0;     // in bytes, or bytes per sample
 };
+
+// If `v` is k * base for a constant k, where base is not itself a product
+// with a constant (the batch), returns k and sets base.
+std::optional<int64_t> batchMultiple(mlir::Value v, mlir::Value &base) {
+  if (auto mul = v.getDefiningOp<mlir::arith::MulIOp>()) {
+    for (int side = 0; side < 2; ++side) {
+      mlir::IntegerAttr c;
+      if (mlir::matchPattern(mul->getOperand(side), mlir::m_Constant(&c)))
+        if (auto k = batchMultiple(mul->getOperand(1 - side), base)) return *k * c.getInt();
+    }
+    return std::nullopt;
+  }
+  base = v;
+  return 1;
+}
 
 // The position (in the entry block) of the top-level op that contains `op`.
 unsigned topIndex(mlir::Operation *op, mlir::Block &block, const llvm::DenseMap<mlir::Operation *, unsigned> &index) {
@@ -101,13 +117,20 @@ void planFunction(mlir::func::FuncOp fn, mlir::func::FuncOp workspaceFn) {
     for (int64_t d : type.getShape())
       if (!mlir::ShapedType::isDynamic(d)) elems *= d;
     b.bytes = elems * ((type.getElementTypeBitWidth() + 7) / 8);
-    auto dyn = alloc.getDynamicSizes();
-    if (dyn.size() > 1) continue;
-    if (dyn.size() == 1) {
-      if (batch && dyn[0] != batch) continue; // another dynamic size: leave it on the heap
-      batch = dyn[0];
+    // Every dynamic size must be the batch times a constant.
+    bool sized = true;
+    for (mlir::Value d : alloc.getDynamicSizes()) {
+      mlir::Value base;
+      std::optional<int64_t> k = batchMultiple(d, base);
+      if (!k || (batch && base != batch) || b.perSample) {
+        sized = false;
+        break;
+      }
+      batch = base;
+      b.bytes *= *k;
       b.perSample = true;
     }
+    if (!sized) continue; // left on the heap, with a remark below
     b.first = index[&op];
     if (!lastUse(alloc.getResult(), block, index, b.last, b.deallocs)) continue;
     buffers.push_back(b);
