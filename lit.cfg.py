@@ -19,5 +19,6 @@ config.environment["PATH"] = os.pathsep.join(
     [os.path.join(build_dir, "compiler"), llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["NO_COLOR"] = "1"
 config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc")))
+config.substitutions.append(("%build", build_dir))  # libdxrt.a, the gradcheck runner
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))

@@ -495,7 +495,10 @@ const llvm::StringMap<Lowering> &lowerings() {
       offs[intAttr(op, "axis")] = b.getIndexAttr(intAttr(op, "offset"));
       llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, loc, x);
       sizes[intAttr(op, "axis")] = b.getIndexAttr(t.getDimSize(intAttr(op, "axis")));
-      out.push_back(b.create<mlir::tensor::ExtractSliceOp>(loc, t, x, offs, sizes, strides));
+      Value slice = b.create<mlir::tensor::ExtractSliceOp>(loc, t, x, offs, sizes, strides);
+      // A copy: the slice is a strided view of x, and the kernels (GEMM, conv)
+      // that may consume it take contiguous arrays only.
+      out.push_back(b.create<mlir::linalg::CopyOp>(loc, slice, emptyTensor(b, loc, t, {slice})).getResult(0));
       return mlir::success();
     };
 

@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <atomic>
+
 namespace dx::lower {
 
 mlir::RankedTensorType ttype(Value v) { return mlir::cast<mlir::RankedTensorType>(v.getType()); }
@@ -197,7 +199,14 @@ Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, m
     auto viewType = mlir::MemRefType::get(
         t.getShape(), t.getElementType(),
         mlir::StridedLayoutAttr::get(b.getContext(), mlir::ShapedType::kDynamic, strides));
-    Value m = b.create<mlir::bufferization::ToMemrefOp>(loc, viewType, in, /*read_only=*/true);
+    auto m = b.create<mlir::bufferization::ToMemrefOp>(loc, viewType, in, /*read_only=*/true);
+    // to_memref is Pure: CSE would merge two kernels' to_memref of one tensor
+    // and hand the later kernel a memref taken earlier. Bufferization only sees
+    // the tensor read at the to_memref, so it may reuse the buffer in between
+    // (a dense weight gradient then read its own dy as x). A unique attribute
+    // keeps one to_memref per kernel call, right before it.
+    static std::atomic<int64_t> nextArg{0};
+    m->setAttr("dx.kernel_arg", b.getI64IntegerAttr(nextArg++));
     args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b, t.getRank()), m));
   }
   auto allocType = mlir::MemRefType::get(resultType.getShape(), resultType.getElementType());

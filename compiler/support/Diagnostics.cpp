@@ -1,6 +1,7 @@
 #include "support/Diagnostics.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ostream>
 
 namespace dx {
@@ -55,24 +56,43 @@ void DiagnosticEngine::renderLocated(std::ostream &os, Severity s, const SourceR
   if (!r.valid()) return;
   LineCol b = sm_.lineCol(r.file, r.begin);
   std::string_view line = sm_.lineText(r.file, b.line);
-  os << "  " << line << "\n  ";
   // Keep tabs so the caret lines up with the source line; the continuation
   // bytes of a UTF-8 character take no column on the terminal.
-  auto continuation = [&](unsigned col) {
+  auto continuation = [&](size_t col) {
     return col - 1 < line.size() && (static_cast<unsigned char>(line[col - 1]) & 0xC0) == 0x80;
   };
-  for (unsigned i = 1; i < b.col && i - 1 < line.size(); ++i)
-    if (!continuation(i)) os << (line[i - 1] == '\t' ? '\t' : ' ');
-  os << (color ? "\033[1;32m" : "") << '^';
+  // A very long line (generated or minified input) is shown only around the
+  // caret: printed whole, a 50 KB line with a thousand errors made 100 MB.
+  constexpr size_t kMaxShown = 240;
+  size_t from = 0, to = line.size(); // the bytes [from, to) of the line are shown
+  if (line.size() > kMaxShown) {
+    size_t at = std::min<size_t>(b.col - 1, line.size());
+    from = at > kMaxShown / 3 ? at - kMaxShown / 3 : 0;
+    to = std::min(line.size(), from + kMaxShown);
+    while (from > 0 && continuation(from + 1)) --from; // whole UTF-8 characters
+    while (to < line.size() && continuation(to + 1)) --to;
+  }
+  const char *more = "...";
+  // Built as strings: an unbuffered std::cerr makes one write per '<<'.
+  std::string text = "  ";
+  if (from > 0) text += more;
+  text.append(line.substr(from, to - from));
+  if (to < line.size()) text += more;
+  text += "\n  ";
+  if (from > 0) text += std::string(std::strlen(more), ' ');
+  for (size_t i = from + 1; i < b.col && i - 1 < to; ++i)
+    if (!continuation(i)) text += line[i - 1] == '\t' ? '\t' : ' ';
+  os << text << (color ? "\033[1;32m" : "") << '^';
   // Tildes to the end of the range, clipped to the first line.
   unsigned endCol = b.col;
   if (r.end > r.begin) {
     LineCol e = sm_.lineCol(r.file, r.end - 1);
     endCol = e.line == b.line ? e.col : static_cast<unsigned>(line.size());
   }
-  for (unsigned c = b.col + 1; c <= endCol; ++c)
-    if (!continuation(c)) os << '~';
-  os << reset << "\n";
+  std::string tildes;
+  for (size_t c = b.col + 1; c <= endCol && (to == line.size() || c - 1 < to); ++c)
+    if (!continuation(c)) tildes += '~';
+  os << tildes << reset << "\n";
 }
 
 void DiagnosticEngine::renderNote(std::ostream &os, const Note &n, bool color) const {
@@ -116,8 +136,14 @@ std::string closestMatch(const std::string &word, const std::vector<std::string>
   size_t bestDist = SIZE_MAX;
   // Allow roughly one edit per three characters, at least one.
   size_t limit = std::max<size_t>(1, (word.size() + 2) / 3);
+  // The edit distance takes |word| * |candidate| steps: no suggestions for
+  // names longer than any real one (two of 30,000 characters took seconds).
+  constexpr size_t kMaxLength = 64;
+  if (word.size() > kMaxLength) return best;
   for (const std::string &c : candidates) {
-    if (c == word) continue;
+    if (c == word || c.size() > kMaxLength) continue;
+    // The distance is at least the difference in length.
+    if ((c.size() > word.size() ? c.size() - word.size() : word.size() - c.size()) > limit) continue;
     size_t d = editDistance(word, c);
     if (d <= limit && d < bestDist) {
       bestDist = d;

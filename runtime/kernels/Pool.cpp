@@ -52,6 +52,28 @@ inline int64_t argmax_window(const PoolGeometry &g, const float *plane, int64_t 
   return best;
 }
 
+// The common 2x2, stride-2, unpadded window (LeNet-style CNNs): the first
+// maximal element of four, with the same NaN rule as argmax_window.
+inline bool is_2x2(const PoolGeometry &g) {
+  // Every window inside the plane: no bottom/right padding ('same' on an odd size pads there).
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.pt == 0 && g.pl == 0 && 2 * g.ho <= g.h &&
+         2 * g.wo <= g.w;
+}
+inline int64_t argmax_2x2(const float *plane, int64_t w, int64_t oh, int64_t ow) {
+  int64_t i0 = 2 * oh * w + 2 * ow;
+  const int64_t idx[4] = {i0, i0 + 1, i0 + w, i0 + w + 1};
+  int64_t best = idx[0];
+  float bestv = plane[best];
+  for (int k = 1; k < 4; ++k) {
+    float v = plane[idx[k]];
+    if (!std::isnan(bestv) && (v > bestv || std::isnan(v))) {
+      best = idx[k];
+      bestv = v;
+    }
+  }
+  return best;
+}
+
 } // namespace
 
 extern "C" void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *xd, dxrt_memref4 *yd, int64_t kind, int64_t kh,
@@ -67,7 +89,7 @@ extern "C" void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *xd, dxrt_memref4 *y
     for (int64_t oh = 0; oh < g.ho; ++oh)
       for (int64_t ow = 0; ow < g.wo; ++ow) {
         if (kind == kMax) {
-          int64_t i = argmax_window(g, plane, oh, ow);
+          int64_t i = is_2x2(g) ? argmax_2x2(plane, g.w, oh, ow) : argmax_window(g, plane, oh, ow);
           out[oh * g.wo + ow] = i < 0 ? -std::numeric_limits<float>::infinity() : plane[i];
         } else {
           int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;
@@ -99,7 +121,7 @@ extern "C" void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dyd, dxrt_memref4 *xd,
       for (int64_t ow = 0; ow < g.wo; ++ow) {
         float d = grad[oh * g.wo + ow];
         if (kind == kMax) {
-          int64_t i = argmax_window(g, plane, oh, ow);
+          int64_t i = is_2x2(g) ? argmax_2x2(plane, g.w, oh, ow) : argmax_window(g, plane, oh, ow);
           if (i >= 0) out[i] += d;
         } else {
           int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;

@@ -304,8 +304,8 @@ act("tanh", torch.tanh)
 act("sigmoid", torch.sigmoid)
 act("softmax", lambda h: torch.softmax(h, -1))
 act("log_softmax", lambda h: torch.log_softmax(h, -1))
-ref("softmax_axis1")(lambda c, x, L: msq(dense(c, "dense_2", torch.softmax(dense(c, "dense_1", x), 1).flatten(1))))
-ref("log_softmax_axis1")(lambda c, x, L: msq(dense(c, "dense_2", torch.log_softmax(dense(c, "dense_1", x), 1).flatten(1))))
+ref("softmax_axis1")(lambda c, x, L: msq(dense(c, "dense_1", torch.softmax(conv(c, "conv2d_1", x, 1), 1).flatten(1))))
+ref("log_softmax_axis1")(lambda c, x, L: msq(dense(c, "dense_1", torch.log_softmax(conv(c, "conv2d_1", x, 1), 1).flatten(1))))
 
 # ---- shapes ----
 ref("flatten_start2")(lambda c, x, L: msq(dense(c, "dense_2", torch.tanh(dense(c, "dense_1", conv(c, "conv2d_1", x, 1).flatten(2))).flatten(1))))
@@ -664,7 +664,7 @@ def main():
         return d, exe, meta, inputs, got
 
     results, failed = [], 0
-    print(f"{'case':<30} {'loss':>9} {'vs FD':>9} {'vs autograd':>11} {'buffers':>9} {'rules':>9}  result")
+    print(f"{'case':<32} {'loss':>9} {'vs FD':>9} {'vs autograd':>11} {'buffers':>9} {'rules':>9}  result")
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {n: pool.submit(prepare, n) for n in names}
         for name in names:
@@ -680,16 +680,16 @@ def main():
                 ok, r = False, dict(error=str(e))
             failed += not ok
             if "error" in r:
-                print(f"{name:<30} {'ERROR':>52}  FAIL\n    " + r["error"].replace("\n", "\n    ")[:4000])
+                print(f"{name:<32} {'ERROR':>52}  FAIL\n    " + r["error"].replace("\n", "\n    ")[:4000])
                 continue
             fmt = lambda v: f"{v:9.1e}" if v == v else f"{'-':>9}"
             note = "" if ok else f"  ({r['worst']})" if r.get("worst") else ""
             if r.get("ref", 0) >= 1e-5:
                 note += f"  (reference autograd vs FD {r['ref']:.1e}: the reference is wrong)"
-            print(f"{name:<30} {fmt(r['loss'])} {fmt(r['fd'])} {r['ag']:11.1e} {fmt(r['buf'])} "
+            print(f"{name:<32} {fmt(r['loss'])} {fmt(r['fd'])} {r['ag']:11.1e} {fmt(r['buf'])} "
                   f"{fmt(r.get('rules', float('nan')))}  {'PASS' if ok else 'FAIL'}{note}"
                   if r["ag"] == r["ag"] else
-                  f"{name:<30} {fmt(r['loss'])} {fmt(r['fd'])} {'-':>11} {fmt(r['buf'])} "
+                  f"{name:<32} {fmt(r['loss'])} {fmt(r['fd'])} {'-':>11} {fmt(r['buf'])} "
                   f"{fmt(r.get('rules', float('nan')))}  {'PASS' if ok else 'FAIL'}{note}")
             sys.stdout.flush()
     print(f"{len(names) - failed} of {len(names)} cases passed, tolerance {TOL:g} "

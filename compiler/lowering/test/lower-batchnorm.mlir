@@ -1,0 +1,110 @@
+// RUN: dx-opt --pass-pipeline='builtin.module(dx-to-linalg, canonicalize, cse, linalg-fuse-elementwise-ops, canonicalize, cse)' --split-input-file %s | FileCheck %s
+
+// Batch normalisation has two forms. The eval form (dx.batchnorm, in
+// M_eval) normalises with the running statistics; the train form
+// (dx.batchnorm_train, made by dx-autodiff in M_train_step) computes the
+// batch statistics over N, H, W, and dx.running_stats updates the running
+// ones (PyTorch: momentum 0.1, unbiased variance).
+
+// Eval: ONE loop, (x - rm) / sqrt(rv + eps) * gamma + beta, fused with the relu after it.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batchnorm_eval(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x6x4x4xf32>, %[[G:[^:]*]]: tensor<6xf32>, %[[B:[^:]*]]: tensor<6xf32>, %[[RM:[^:]*]]: tensor<6xf32>, %[[RV:[^:]*]]: tensor<6xf32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[RM]], %[[RV]], %[[G]], %[[B]] :
+// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[MV:.*]]: f32, %[[VV:.*]]: f32, %[[GV:.*]]: f32, %[[BV:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[VE:.*]] = arith.addf %[[VV]], %[[EPS]]
+// CHECK-NEXT: %[[SD:.*]] = math.sqrt %[[VE]]
+// CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[SD]]
+// CHECK-NEXT: %[[XC:.*]] = arith.subf %[[XV]], %[[MV]]
+// CHECK-NEXT: %[[XH:.*]] = arith.mulf %[[XC]], %[[INV]]
+// CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[XH]], %[[GV]]
+// CHECK-NEXT: %[[SH:.*]] = arith.addf %[[SC]], %[[BV]]
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[SH]]
+// CHECK-NEXT: linalg.yield %[[R]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Y]]
+func.func @batchnorm_eval(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>, %rm: tensor<6xf32>, %rv: tensor<6xf32>) -> tensor<?x6x4x4xf32> {
+  %0 = dx.batchnorm %x params(%g, %b, %rm, %rv) {affine = true, eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64} : (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<?x6x4x4xf32>
+  %1 = dx.relu %0 : (tensor<?x6x4x4xf32>) -> tensor<?x6x4x4xf32>
+  return %1 : tensor<?x6x4x4xf32>
+}
+
+// -----
+
+// Train: mean = sum / (B*H*W), var = sum((x - mean)^2) / (B*H*W) (the square
+// fused into its reduction), then one normalising loop; the running
+// statistics are blended with momentum 0.1, the variance made unbiased
+// with n / max(n - 1, 1).
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batchnorm_train(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x6x4x4xf32>, %[[G:[^:]*]]: tensor<6xf32>, %[[B:[^:]*]]: tensor<6xf32>, %[[RM:[^:]*]]: tensor<6xf32>, %[[RV:[^:]*]]: tensor<6xf32>)
+// CHECK-DAG: %[[M09:.*]] = arith.constant 0.899999976 : f32
+// CHECK-DAG: %[[M01:.*]] = arith.constant 1.000000e-01 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[HW:.*]] = arith.constant 1.600000e+01 : f32
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
+// CHECK: %[[NI:.*]] = arith.index_cast %[[N]]
+// CHECK: %[[NF:.*]] = arith.sitofp %[[NI]]
+// CHECK: %[[CNT:.*]] = arith.mulf %[[NF]], %[[HW]]
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]] : tensor<?x6x4x4xf32>)
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<6xf32>)
+// CHECK: arith.divf %{{.*}}, %[[CNT]]
+// CHECK: %[[SQS:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<?x6x4x4xf32>, tensor<6xf32>)
+// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[MV:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XV]], %[[MV]]
+// CHECK-NEXT: %[[D2:.*]] = arith.mulf %[[D]], %[[D]]
+// CHECK-NEXT: arith.addf %[[ACC]], %[[D2]]
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SQS]] : tensor<6xf32>)
+// CHECK: arith.divf %{{.*}}, %[[CNT]]
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[MEAN]], %[[VAR]], %[[G]], %[[B]] :
+// CHECK: math.sqrt
+// running_mean: 0.9 rm + 0.1 mean
+// CHECK: %[[NM:.*]] = linalg.generic {{.*}} ins(%[[RM]], %[[MEAN]] : tensor<6xf32>, tensor<6xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[MB:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[T1:.*]] = arith.mulf %[[MB]], %[[M01]]
+// CHECK-NEXT: %[[T2:.*]] = arith.mulf %[[A]], %[[M09]]
+// CHECK-NEXT: arith.addf %[[T2]], %[[T1]]
+// running_var: 0.9 rv + 0.1 var * n / max(n - 1, 1)
+// CHECK: %[[NV:.*]] = linalg.generic {{.*}} ins(%[[RV]], %[[VAR]] : tensor<6xf32>, tensor<6xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[VB:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[NM1:.*]] = arith.subf %[[CNT]], %[[ONE]]
+// CHECK-NEXT: %[[DEN:.*]] = arith.maximumf %[[NM1]], %[[ONE]]
+// CHECK-NEXT: %[[VN:.*]] = arith.mulf %[[VB]], %[[CNT]]
+// CHECK-NEXT: %[[UB:.*]] = arith.divf %[[VN]], %[[DEN]]
+// CHECK-NEXT: %[[T3:.*]] = arith.mulf %[[UB]], %[[M01]]
+// CHECK-NEXT: %[[T4:.*]] = arith.mulf %[[A]], %[[M09]]
+// CHECK-NEXT: arith.addf %[[T4]], %[[T3]]
+// CHECK: return %[[Y]], %[[NM]], %[[NV]]
+func.func @batchnorm_train(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tensor<6xf32>, %rm: tensor<6xf32>, %rv: tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %y, %mean, %var = dx.batchnorm_train %x affine(%g, %b) {eps = 1.000000e-05 : f64} : (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>)
+  %nm, %nv = dx.running_stats %rm, %rv, %mean, %var, %x {momentum = 1.000000e-01 : f64} : (tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<6xf32>, tensor<?x6x4x4xf32>) -> (tensor<6xf32>, tensor<6xf32>)
+  return %y, %nm, %nv : tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>
+}
+
+// -----
+
+// The gradient recomputes the statistics from x, then
+//   g = dy gamma,  dx = (g - sum(g)/m - xhat sum(g xhat)/m) / sqrt(var + eps),
+//   dgamma = sum(dy xhat),  dbeta = sum(dy)   (sums over N, H, W).
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batchnorm_grad(
+// CHECK-SAME: %[[DY:[^:]*]]: tensor<?x6x4x4xf32>, %[[X:[^:]*]]: tensor<?x6x4x4xf32>, %[[G:[^:]*]]: tensor<6xf32>)
+// CHECK: %[[XH:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]], %{{.*}}, %{{.*}} :
+// CHECK: %[[GG:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[ID]]], {{.*}} ins(%[[DY]], %[[G]] :
+// CHECK: %[[SG:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[GG]] :
+// CHECK: %[[SGX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[GG]], %[[XH]] :
+// CHECK: %[[DX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[GG]], %[[XH]], %{{.*}}, %[[SG]], %[[SGX]] :
+// CHECK: %[[DG:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]], %[[XH]] :
+// CHECK: %[[DB:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]] :
+// CHECK: return %[[DX]], %[[DG]], %[[DB]]
+func.func @batchnorm_grad(%dy: tensor<?x6x4x4xf32>, %x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>) {
+  %dx, %dgamma, %dbeta = dx.norm_grad "batchnorm" %dy, %x gamma(%g) {dims = 1 : i64, eps = 1.000000e-05 : f64} : (tensor<?x6x4x4xf32>, tensor<?x6x4x4xf32>, tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>)
+  return %dx, %dgamma, %dbeta : tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>
+}
