@@ -17,6 +17,7 @@
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -99,6 +100,9 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, cpu, features, to, llvm::Reloc::PIC_,
                                                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   if (!tm) return module.emitError("cannot create an LLVM target machine for CPU '") << cpu << "'";
+  if (!tm->getMCSubtargetInfo()->isCPUStringValid(cpu))
+    return module.emitError("unknown CPU '") << cpu << "' for " << triple
+                                             << "; use an LLVM CPU name such as x86-64-v3, skylake-avx512, or native";
   llmod->setDataLayout(tm->createDataLayout());
   llmod->setTargetTriple(triple);
   for (llvm::Function &f : *llmod)

@@ -57,7 +57,8 @@ mlir::LogicalResult UnaryGradOp::verify() {
 }
 
 mlir::LogicalResult SoftmaxGradOp::verify() {
-  if (getAxis() < 0 || getAxis() >= type(getY()).getRank()) return emitOpError("axis out of range");
+  int64_t axis = getAxisAttr().getInt(); // signed: the getter is unsigned
+  if (axis < 0 || axis >= type(getY()).getRank()) return emitOpError("axis out of range");
   if (mlir::failed(sameShape(*this, getDy(), getY(), "dy and y"))) return mlir::failure();
   return sameShape(*this, getDy(), getDx(), "dy and dx");
 }
@@ -174,9 +175,10 @@ mlir::LogicalResult ReduceToOp::verify() {
 
 mlir::LogicalResult SliceOp::verify() {
   auto x = type(getX()), y = type(getY());
-  if (x.getRank() != y.getRank() || getAxis() < 0 || getAxis() >= x.getRank())
+  int64_t axis = getAxisAttr().getInt(), offset = getOffsetAttr().getInt(); // signed: the getters are unsigned
+  if (x.getRank() != y.getRank() || axis < 0 || axis >= x.getRank())
     return emitOpError("expects equal ranks and a valid axis");
-  if (!x.isDynamicDim(getAxis()) && getOffset() + y.getDimSize(getAxis()) > x.getDimSize(getAxis()))
+  if (!x.isDynamicDim(axis) && offset + y.getDimSize(axis) > x.getDimSize(axis))
     return emitOpError("slice runs past the end of x");
   return mlir::success();
 }

@@ -102,10 +102,17 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
     llvm::errs() << "dxc: error: --target=" << req.target << " is not implemented yet; only --target=cpu is\n";
     return 1;
   }
+  if (req.emit == "ptx") {
+    llvm::errs() << "dxc: error: --emit=ptx needs --target=cuda, which is not implemented yet\n";
+    return 1;
+  }
   mlir::DialectRegistry registry;
   registerCodegenDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // An error names its .dx place; dumping the failing op (often a whole
+  // function) would bury it.
+  ctx.printOpOnDiagnostic(false);
   // Errors of later stages carry the .dx location of the op at fault.
   unsigned errors = 0;
   mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {

@@ -101,7 +101,7 @@ void storeInto(OpBuilder &b, Location loc, Value tensor, Value view) {
   op.setWritable(true);
 }
 
-mlir::MemRefType flat(OpBuilder &b, mlir::Type elem) { return mlir::MemRefType::get({mlir::ShapedType::kDynamic}, elem); }
+mlir::MemRefType flat(mlir::Type elem) { return mlir::MemRefType::get({mlir::ShapedType::kDynamic}, elem); }
 
 mlir::func::FuncOp newExport(OpBuilder &b, mlir::ModuleOp module, Location loc, llvm::StringRef name,
                              llvm::ArrayRef<mlir::Type> args, llvm::ArrayRef<mlir::Type> results) {
@@ -133,7 +133,7 @@ llvm::SmallVector<Value> innerArgs(OpBuilder &b, Location loc, mlir::func::FuncO
 
 void buildTrainStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp step, const Layout &l) {
   Location loc = step.getLoc();
-  auto f32m = flat(b, b.getF32Type()), i64m = flat(b, b.getI64Type());
+  auto f32m = flat(b.getF32Type()), i64m = flat(b.getI64Type());
   auto i64 = b.getI64Type();
   auto fn = newExport(b, module, loc, "dx_train_step", {f32m, f32m, f32m, f32m, f32m, i64m, i64, i64, i64, i64},
                       {b.getF32Type()});
@@ -156,7 +156,7 @@ void buildTrainStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp step
 
 void buildEvalStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp eval, const Layout &l) {
   Location loc = eval.getLoc();
-  auto f32m = flat(b, b.getF32Type()), i64m = flat(b, b.getI64Type());
+  auto f32m = flat(b.getF32Type()), i64m = flat(b.getI64Type());
   auto fn = newExport(b, module, loc, "dx_eval_step", {f32m, f32m, f32m, i64m, f32m, b.getI64Type()}, {b.getF32Type()});
   auto a = fn.getArguments();
   Value batch = b.create<arith::IndexCastOp>(loc, b.getIndexType(), a[5]);
@@ -182,7 +182,7 @@ int64_t stateSlots(const std::string &kind, const llvm::StringMap<double> &h) {
 mlir::LogicalResult buildUpdate(OpBuilder &b, mlir::ModuleOp module, const Layout &l, const std::string &kind,
                                 const llvm::StringMap<double> &h) {
   Location loc = module.getLoc();
-  auto f32m = flat(b, b.getF32Type());
+  auto f32m = flat(b.getF32Type());
   auto fn = newExport(b, module, loc, "dx_update", {f32m, f32m, f32m, b.getF32Type(), b.getI64Type()}, {});
   auto a = fn.getArguments();
   Value P = a[0], G = a[1], St = a[2], lr = a[3];

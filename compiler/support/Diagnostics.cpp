@@ -113,20 +113,32 @@ void DiagnosticEngine::render(std::ostream &os, bool color) const {
   if (errors > 0) os << errors << (errors == 1 ? " error" : " errors") << " generated.\n";
 }
 
+// Names longer than this get no "did you mean" (see closestMatch).
+constexpr size_t kMaxSuggestLength = 64;
+
 // Edit distance where swapping two adjacent characters counts as one edit
-// (optimal string alignment), so `itn` is one typo away from `int`.
-static size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+// (optimal string alignment), so `itn` is one typo away from `int`. Returns
+// limit + 1 as soon as the distance must exceed `limit` (a row's minimum
+// never decreases). Both strings are at most kMaxSuggestLength long: it runs
+// for every name in scope on every undefined name, so it allocates nothing.
+static size_t editDistance(const std::string &a, const std::string &b, size_t limit) {
+  size_t rows[3][kMaxSuggestLength + 1];
+  size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
+    size_t rowMin = cur[0];
     for (size_t j = 1; j <= b.size(); ++j) {
       size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
       cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
       if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
+      rowMin = std::min(rowMin, cur[j]);
     }
-    std::swap(prev2, prev);
-    std::swap(prev, cur);
+    if (rowMin > limit) return limit + 1;
+    size_t *oldest = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = oldest;
   }
   return prev[b.size()];
 }
@@ -138,13 +150,12 @@ std::string closestMatch(const std::string &word, const std::vector<std::string>
   size_t limit = std::max<size_t>(1, (word.size() + 2) / 3);
   // The edit distance takes |word| * |candidate| steps: no suggestions for
   // names longer than any real one (two of 30,000 characters took seconds).
-  constexpr size_t kMaxLength = 64;
-  if (word.size() > kMaxLength) return best;
+  if (word.size() > kMaxSuggestLength) return best;
   for (const std::string &c : candidates) {
-    if (c == word || c.size() > kMaxLength) continue;
+    if (c == word || c.size() > kMaxSuggestLength) continue;
     // The distance is at least the difference in length.
     if ((c.size() > word.size() ? c.size() - word.size() : word.size() - c.size()) > limit) continue;
-    size_t d = editDistance(word, c);
+    size_t d = editDistance(word, c, limit);
     if (d <= limit && d < bestDist) {
       bestDist = d;
       best = c;
