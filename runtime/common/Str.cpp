@@ -6,28 +6,6 @@
 
 namespace dxrt {
 
-std::string thousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (n < 0 ? "-" : "") + out;
-}
-
-std::string human(double n) {
-  const char *units[] = {"", " K", " M", " G", " T"};
-  int u = 0;
-  while (n >= 1000 && u < 4) {
-    n /= 1000;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u ? "%.2f%s" : "%.0f%s", n, units[u]);
-  return buf;
-}
-
 std::string duration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   long s = std::lround(seconds);

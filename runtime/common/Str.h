@@ -2,6 +2,8 @@
 // for humans (thousands separators, durations).
 #pragma once
 
+#include "util/Format.h"
+
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -15,10 +17,8 @@ template <typename... Args> std::string str(const Args &...args) {
   return os.str();
 }
 
-// 60000 -> "60,000"
-std::string thousands(int64_t n);
-// 470288 -> "470.29 K", like dxc's model table.
-std::string human(double n);
+// Thousands separators and K/M/G counts come from util/Format.h, shared
+// with dxc's model table: dx::withThousands, dx::humanCount.
 // 75.3 -> "1:15", 3725 -> "1:02:05"
 std::string duration(double seconds);
 // [1, 28, 28] -> "[1, 28, 28]"

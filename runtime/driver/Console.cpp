@@ -60,10 +60,10 @@ void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
 void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s) {
   if (!enabled_) return;
   const DatasetSpec &d = *m.dataset;
-  line(str("  model      ", thousands(m.param_floats), " parameters (", bytes_str(m.param_floats * 4.0), "), ",
-           human(m.flops_per_sample), " FLOPs forward per sample"));
-  line(str("  data       ", cfg.synthetic ? "synthetic " : "", d.name, " (", d.format, "): ", thousands(train.n), " train, ",
-           test ? thousands(test->n) : std::string("no"), " test samples of ", shape_str(d.sample),
+  line(str("  model      ", dx::withThousands(m.param_floats), " parameters (", bytes_str(m.param_floats * 4.0), "), ",
+           dx::humanCount(m.flops_per_sample), " FLOPs forward per sample"));
+  line(str("  data       ", cfg.synthetic ? "synthetic " : "", d.name, " (", d.format, "): ", dx::withThousands(train.n), " train, ",
+           test ? dx::withThousands(test->n) : std::string("no"), " test samples of ", shape_str(d.sample),
            d.classes ? str(", ", d.classes, " classes") : std::string(""),
            cfg.synthetic ? std::string("") : str(", loaded in ", str_fixed(load_s, 1), " s")));
   line(str("  batch      ", cfg.per_rank_batch, " per rank, ", cfg.global_batch(), " global; eval batch ", cfg.eval_batch));
@@ -99,8 +99,8 @@ void Console::layer_table(const Metadata &m) {
   row("in", m.input.name, "input", shape(m.input.shape), "", "");
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerSpec &l = m.layers[i];
-    row(std::to_string(i), l.path, l.op, shape(l.output), l.params ? thousands(l.params) : "",
-        l.flops > 0 ? thousands(int64_t(std::llround(l.flops))) : "");
+    row(std::to_string(i), l.path, l.op, shape(l.output), l.params ? dx::withThousands(l.params) : "",
+        l.flops > 0 ? dx::withThousands(int64_t(std::llround(l.flops))) : "");
   }
   for (const TensorSpec &o : m.outputs) row("out", o.name, "output", shape(o.shape), "", "");
 }
@@ -120,7 +120,7 @@ void Console::progress(const RunConfig &cfg, int64_t epoch, int64_t step, int64_
     bar.resize(size_t(width), ' ');
     std::printf("\r\033[Kepoch %lld/%lld [%s] %lld/%lld  loss %.4f  %s samples/s  ETA %s", (long long)epoch,
                 (long long)cfg.epochs, bar.c_str(), (long long)step, (long long)steps, loss,
-                thousands(std::llround(samples_per_s)).c_str(), duration(eta_s).c_str());
+                dx::withThousands(std::llround(samples_per_s)).c_str(), duration(eta_s).c_str());
     std::fflush(stdout);
     bar_shown_ = true;
   } else {
@@ -128,7 +128,7 @@ void Console::progress(const RunConfig &cfg, int64_t epoch, int64_t step, int64_
     if (last || t - last_line_ < 10.0) return; // the summary line follows the last step
     last_line_ = t;
     line(str("epoch ", epoch, "/", cfg.epochs, "  step ", step, "/", steps, "  loss ", str_fixed(loss, 4), "  ",
-             thousands(std::llround(samples_per_s)), " samples/s  ETA ", duration(eta_s)));
+             dx::withThousands(std::llround(samples_per_s)), " samples/s  ETA ", duration(eta_s)));
   }
 }
 
@@ -137,7 +137,7 @@ void Console::epoch_summary(const EpochStats &s) {
   std::string val = s.has_val ? str("  val_loss ", str_fixed(s.val.loss, 4)) : std::string("");
   if (s.has_val && !std::isnan(s.val.accuracy)) val += str("  val_acc ", str_fixed(s.val.accuracy, 4));
   line(str("epoch ", s.epoch, "/", s.epochs, "  train_loss ", str_fixed(s.train_loss, 4), val, "  lr ", str_sig(s.lr, 4),
-           "  ", thousands(std::llround(s.samples_per_s)), " samples/s  ", str_fixed(s.epoch_time_s, 1), " s"));
+           "  ", dx::withThousands(std::llround(s.samples_per_s)), " samples/s  ", str_fixed(s.epoch_time_s, 1), " s"));
 }
 
 } // namespace dxrt
