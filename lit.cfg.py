@@ -18,7 +18,15 @@ llvm_bin = "/usr/lib/llvm-19/bin"
 config.environment["PATH"] = os.pathsep.join(
     [os.path.join(build_dir, "compiler"), llvm_bin, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["NO_COLOR"] = "1"
+# Training runs: one BLAS/OpenMP thread per rank (the CPUs are shared), and
+# Open MPI's consent to run as root (CI runs as root).
+config.environment["OPENBLAS_NUM_THREADS"] = "1"
+config.environment["OMP_NUM_THREADS"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
 config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc")))
+config.substitutions.append(("%mpirun", "mpirun --oversubscribe --bind-to none"))
 config.substitutions.append(("%build", build_dir))  # libdxrt.a, the gradcheck runner
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))

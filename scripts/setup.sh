@@ -12,6 +12,8 @@ PACKAGES=(
   llvm-19-tools                       # lit and FileCheck
   clang libclang-rt-14-dev            # libFuzzer for the front-end fuzz test
   libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
+  libdnnl-dev                                                    # oneDNN: libdxrt's convolutions
+  openmpi-bin libopenmpi-dev                                     # data-parallel training under mpirun
   dataset-fashion-mnist
   python3-torch                       # the reference of the gradient checks
 )

@@ -24,6 +24,7 @@ enum ExitCode : int {
   kExitError = 1,     // bad input: data, metadata, a failed check
   kExitUsage = 2,     // bad command line
   kExitNonFinite = 3, // the loss became NaN or Inf
+  kExitStopped = 4,   // stopped by SIGTERM after writing a checkpoint: --resume continues
 };
 
 class Error : public std::runtime_error {
@@ -34,6 +35,10 @@ public:
   const std::string &file() const { return file_; }
   int line() const { return line_; }
   int exit_code = kExitError;
+  // Every rank finds this same error at the same point (a collective result
+  // says so): only rank 0 prints it and the ranks end together, instead of
+  // each printing it and racing to MPI_Abort.
+  bool collective = false;
 
 private:
   std::string hint_, file_;

@@ -27,10 +27,10 @@ int64_t BatchPlan::global_size(int64_t s) const {
   return std::min(global_batch(), n - begin);
 }
 
-void BatchPlan::shard(int64_t s, int64_t *lo, int64_t *hi) const {
-  int64_t begin = s * global_batch(), len = global_size(s);
-  *lo = begin + len * rank / world;
-  *hi = begin + len * (rank + 1) / world;
+void BatchPlan::shard(int64_t s, int64_t m, int64_t *lo, int64_t *hi) const {
+  const int64_t begin = s * global_batch(), len = global_size(s), slices = world * accumulate, j = rank * accumulate + m;
+  *lo = begin + len * j / slices;
+  *hi = begin + len * (j + 1) / slices;
 }
 
 void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y) {

@@ -2,10 +2,12 @@
 //
 // Every epoch visits a permutation of the training set keyed by (seed, epoch)
 // alone, so every rank computes the same one. The permutation is cut into
-// global batches of per_rank * world samples (the last one may be smaller);
-// rank r takes the r-th of `world` nearly equal contiguous slices of each
-// global batch. So -np 2 with batch 32 and -np 1 with batch 64 see the same
-// global batches in the same order.
+// global batches of per_rank * accumulate * world samples (the last one may
+// be smaller), and each global batch into world * accumulate nearly equal
+// contiguous slices: slice r * accumulate + m is micro-batch m of rank r.
+// So -np 2 with batch 32 and -np 1 with batch 64 see the same global batches
+// in the same order, and -np 1 with batch 32 and accumulate 2 even sees the
+// same slices as -np 2 with batch 32.
 #pragma once
 
 #include "data/Dataset.h"
@@ -19,12 +21,13 @@ namespace dxrt {
 std::vector<int64_t> epoch_order(int64_t n, uint64_t seed, int64_t epoch);
 
 struct BatchPlan {
-  int64_t n = 0, per_rank = 1, world = 1, rank = 0;
-  int64_t global_batch() const { return per_rank * world; }
+  int64_t n = 0, per_rank = 1, world = 1, rank = 0, accumulate = 1;
+  int64_t global_batch() const { return per_rank * accumulate * world; }
   int64_t steps() const { return (n + global_batch() - 1) / global_batch(); }
-  // Positions [lo, hi) in the epoch's order of this rank's part of step s
-  // (0-based step within the epoch).
-  void shard(int64_t s, int64_t *lo, int64_t *hi) const;
+  // Positions [lo, hi) in the epoch's order of this rank's micro-batch m of
+  // step s (0-based step within the epoch).
+  void shard(int64_t s, int64_t m, int64_t *lo, int64_t *hi) const;
+  void shard(int64_t s, int64_t *lo, int64_t *hi) const { shard(s, 0, lo, hi); }
   // The size of the global batch of step s.
   int64_t global_size(int64_t s) const;
 };

@@ -10,7 +10,7 @@
 
 namespace dxrt {
 
-Console::Console(bool enabled) : enabled_(enabled), tty_(isatty(fileno(stdout)) == 1) {}
+Console::Console(bool enabled, bool allow_bar) : enabled_(enabled), tty_(allow_bar && isatty(fileno(stdout)) == 1) {}
 
 void Console::clear_bar() {
   if (bar_shown_) std::printf("\r\033[K");

@@ -14,7 +14,10 @@ namespace dxrt {
 
 class Console {
 public:
-  explicit Console(bool enabled);
+  // A progress bar needs stdout to be a terminal. Under mpirun it never is
+  // one we can trust: Open MPI hands ranks a pseudo-terminal even when
+  // mpirun's own output goes to a file, so `allow_bar` is false there.
+  Console(bool enabled, bool allow_bar);
   bool tty() const { return tty_; }
 
   // The first line, printed before the data loads.

@@ -4,7 +4,10 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace dxrt {
 
@@ -44,6 +47,60 @@ std::string suggestion(const CLI::App &app, int argc, char **argv) {
   return "";
 }
 
+// --set key=value is another spelling of --key value (DESIGN.md): rewrite it
+// before CLI11 sees it, so both spellings share one definition and one check.
+// Settings compiled into the executable get a message saying so.
+std::vector<std::string> expand_set(int argc, char **argv, const Metadata &meta) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i], kv;
+    if (a == "--set" && i + 1 < argc) kv = argv[++i];
+    else if (a.rfind("--set=", 0) == 0) kv = a.substr(6);
+    else {
+      args.push_back(a);
+      continue;
+    }
+    size_t eq = kv.find('=');
+    DXRT_CHECK(eq != std::string::npos && eq > 0, str("--set takes key=value, not '", kv, "'"), "e.g. --set epochs=3");
+    std::string key = kv.substr(0, eq);
+    std::replace(key.begin(), key.end(), '_', '-');
+    for (const auto &[name, v] : meta.optimizer.hyper)
+      DXRT_CHECK(name != kv.substr(0, eq),
+                 str("--set ", kv.substr(0, eq), ": the optimizer's ", name, " is compiled into the executable"),
+                 str("change it in ", meta.source.empty() ? "the .dx file" : meta.source, " and recompile; only --lr is a run-time setting"));
+    args.push_back("--" + key);
+    args.push_back(kv.substr(eq + 1));
+  }
+  return args;
+}
+
+// CLI11's number checks print their range as a 300-digit float; these say
+// what is wrong in words.
+CLI::Validator whole_number(int64_t min) {
+  return CLI::Validator(
+      [min](std::string &text) -> std::string {
+        char *end = nullptr;
+        errno = 0;
+        long long v = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE) return str("'", text, "' is not a whole number");
+        if (v < min) return str("must be at least ", min, ", not ", text);
+        return "";
+      },
+      "", str("whole number >= ", min));
+}
+
+CLI::Validator positive_real() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        char *end = nullptr;
+        double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v)) return str("'", text, "' is not a number");
+        if (v <= 0) return str("must be positive, not ", text);
+        return "";
+      },
+      "", "positive number");
+}
+
 } // namespace
 
 bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world, RunConfig *cfg, int *exit_code) {
@@ -56,26 +113,61 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
 
   int64_t epochs = t.epochs, batch = t.batch_per_rank, seed = t.seed, max_steps = 0, eval_batch = 0, synth_n = 0;
   double lr = meta.optimizer.lr;
-  std::string log, data_dir;
-  bool synthetic = false, stop_at_target = false;
-  app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(CLI::PositiveNumber)->type_name("N");
-  app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(CLI::PositiveNumber)->type_name("X");
+  std::string log, data_dir, sync = t.sync == "average" ? str("average:", t.average_every) : t.sync;
+  std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = "cpu";
+  int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1;
+  double bucket_mb = 25;
+  bool synthetic = false, stop_at_target = false, resume = false;
+  app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
+  app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(positive_real())->type_name("X");
   app.add_option("--batch", batch, "Batch size per rank (the global batch is this times the ranks)")
-      ->default_str(std::to_string(t.batch_per_rank))->check(CLI::PositiveNumber)->type_name("N");
+      ->default_str(std::to_string(t.batch_per_rank))->check(whole_number(1))->type_name("N");
+  app.add_option("--accumulate", accumulate, "Gradient accumulation: M micro-batches of --batch per step and rank")
+      ->default_str("1")->check(whole_number(1))->type_name("M");
   app.add_option("--seed", seed, "Seed of initialisation, data order and dropout")->default_str(std::to_string(t.seed))
-      ->check(CLI::NonNegativeNumber)->type_name("N");
+      ->check(whole_number(0))->type_name("N");
   app.add_option("--log", log, "Write the metrics log (JSON lines) to FILE")->type_name("FILE");
   app.add_option("--data-dir", data_dir, "Take the dataset's relative paths from DIR")->type_name("DIR");
   app.add_flag("--synthetic", synthetic, "Train on random data of the right shape (throughput runs)");
   app.add_option("--synthetic-samples", synth_n, "Training samples of a --synthetic run")
-      ->default_str("32 global batches")->check(CLI::PositiveNumber)->type_name("N");
-  app.add_option("--max-steps", max_steps, "Stop after N training steps in all")->check(CLI::PositiveNumber)->type_name("N");
-  app.add_option("--eval-batch", eval_batch, "Batch size of evaluation")->default_str("--batch")->check(CLI::PositiveNumber)->type_name("N");
+      ->default_str("32 global batches")->check(whole_number(1))->type_name("N");
+  app.add_option("--max-steps", max_steps, "Stop after N training steps in all")->check(whole_number(1))->type_name("N");
+  app.add_option("--eval-batch", eval_batch, "Batch size of evaluation")->default_str("--batch")->check(whole_number(1))->type_name("N");
   app.add_flag("--stop-at-target", stop_at_target, "Stop once the train block's target is met");
-  app.footer(str("Exit status: 0 done, 1 bad input (data, metadata), 2 bad flag, 3 the loss became NaN or Inf."));
+  app.add_option("--sync", sync, "allreduce (gradients every step) or average:K (average the models every K steps)")
+      ->default_str(sync)->type_name("MODE");
+  app.add_option("--lr-scaling", lr_scaling, "none, or linear: multiply the learning rate by the number of ranks")
+      ->default_str(t.lr_scaling)->check(CLI::IsMember({"none", "linear"}))->type_name("RULE");
+  app.add_option("--bucket-mb", bucket_mb, "Size of the all-reduce buckets in MiB")->default_str("25")
+      ->check(CLI::Range(0.01, 4096.0))->type_name("X");
+  app.add_option("--checkpoint-dir", checkpoint_dir, "Where checkpoints are written and resumed from")
+      ->default_str(checkpoint_dir)->type_name("DIR");
+  app.add_option("--checkpoint-every", checkpoint_every, "Write a checkpoint every N epochs (0: only on SIGUSR1/SIGTERM)")
+      ->default_str(std::to_string(t.checkpoint_every))->check(whole_number(0))->type_name("N");
+  app.add_option("--keep-checkpoints", keep, "Keep the newest N complete checkpoints")->default_str("2")
+      ->check(whole_number(1))->type_name("N");
+  app.add_flag("--resume", resume, "Continue from the newest complete checkpoint in --checkpoint-dir");
+  app.add_option("--stop-after-epoch", stop_after, "End the run after epoch N with a checkpoint (the schedule still spans --epochs)")
+      ->check(whole_number(1))->type_name("N");
+  app.add_option("--device", device, "Where to train: cpu (this executable was compiled for the CPU)")
+      ->default_str("cpu")->type_name("DEV");
+  app.add_option("--set", "key=value: the same as --key value (e.g. --set epochs=3)")->type_name("KEY=VALUE");
+  app.footer(str("Signals: SIGUSR1 writes a checkpoint and goes on; SIGTERM writes one and stops.\n"
+                  "Exit status: 0 done, 1 bad input (data, metadata, checkpoint), 2 bad flag, 3 the loss became NaN or Inf,\n"
+                  "4 stopped by SIGTERM after writing a checkpoint (--resume continues)."));
 
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args;
+    try {
+      args = expand_set(argc, argv, meta);
+    } catch (const Error &e) {
+      throw CLI::ValidationError("--set", e.what());
+    }
+    std::reverse(args.begin(), args.end()); // CLI11 takes them last to first
+    app.parse(args);
+    if (device != "cpu")
+      throw CLI::ValidationError("--device", str("this executable was compiled for the CPU; '", device,
+                                                 "' needs one compiled with dxc compile --target=cuda"));
   } catch (const CLI::CallForHelp &) {
     if (world.is_root()) std::printf("%s", app.help().c_str());
     *exit_code = kExitOk;
@@ -93,12 +185,14 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->model = meta.model;
   cfg->epochs = epochs;
   cfg->per_rank_batch = batch;
+  cfg->accumulate = accumulate;
   cfg->eval_batch = eval_batch ? eval_batch : batch;
   cfg->seed = seed;
   cfg->max_steps = max_steps;
   cfg->rank = world.rank();
   cfg->world = world.size();
-  cfg->base_lr = lr * (t.lr_scaling == "linear" ? double(world.size()) : 1.0);
+  cfg->lr_scaling = lr_scaling;
+  cfg->base_lr = lr * (lr_scaling == "linear" ? double(world.size()) : 1.0);
   cfg->schedule = meta.schedule;
   cfg->target = t.target;
   cfg->stop_at_target = stop_at_target;
@@ -106,6 +200,20 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->synthetic_samples = synth_n ? synth_n : 32 * cfg->global_batch();
   cfg->log_path = log;
   cfg->data_dir = data_dir;
+  cfg->bucket_bytes = int64_t(bucket_mb * 1048576.0);
+  cfg->checkpoint_dir = checkpoint_dir;
+  cfg->checkpoint_every = checkpoint_every;
+  cfg->keep_checkpoints = keep;
+  cfg->stop_after_epoch = stop_after;
+  cfg->resume = resume;
+  try {
+    cfg->sync = parse_sync(sync);
+  } catch (const Error &e) {
+    if (world.is_root())
+      std::fprintf(stderr, "%s: error: --sync: %s\n  hint: %s\n", prog.c_str(), e.what(), e.hint().c_str());
+    *exit_code = kExitUsage;
+    return false;
+  }
   return true;
 }
 

@@ -19,12 +19,13 @@ static double round_to(double v, double per_unit) { return std::round(v * per_un
 // NaN (no such value) is written as null.
 static Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
-MetricsLog::MetricsLog(const std::string &path, bool enabled) : path_(path) {
+MetricsLog::MetricsLog(const std::string &path, bool enabled, bool append) : path_(path) {
   if (!enabled || path.empty()) return;
   std::filesystem::path p(path);
   std::error_code ec;
   if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  f_ = std::fopen(path.c_str(), "w");
+  continues_ = append && std::filesystem::file_size(p, ec) > 0 && !ec;
+  f_ = std::fopen(path.c_str(), append ? "a" : "w");
   DXRT_CHECK(f_ != nullptr, str("cannot open the metrics log '", path, "' for writing: ", std::strerror(errno)),
              "give --log a writable path");
 }
@@ -67,6 +68,10 @@ void MetricsLog::start(const Metadata &m, const RunConfig &cfg, const Split &tra
   j["synthetic"] = cfg.synthetic;
   if (cfg.target) j["goal"] = {{"metric", cfg.target->metric}, {"op", cfg.target->op}, {"value", cfg.target->value}};
   if (cfg.max_steps) j["max_steps"] = cfg.max_steps;
+  j["sync"] = cfg.sync.mode;
+  if (cfg.sync.mode == "average") j["average_every"] = cfg.sync.every;
+  j["lr_scaling"] = cfg.lr_scaling;
+  j["grad_bytes"] = m.param_floats * 4;
   j["source"] = m.source;
   j["blas_threads"] = blas_threads;
   j["time"] = when;
@@ -81,6 +86,7 @@ void MetricsLog::epoch(const EpochStats &s) {
   j["train_time_s"] = round_to(s.train_time_s, 1e6);
   j["elapsed_s"] = round_to(s.elapsed_s, 1e6);
   j["epoch_time_s"] = round_to(s.epoch_time_s, 1e6);
+  j["comm_time_s"] = round_to(s.comm_time_s, 1e6);
   j["samples_per_s"] = round_to(s.samples_per_s, 10);
   j["train_loss"] = number(s.train_loss);
   j["val_loss"] = s.has_val ? number(s.val.loss) : Json(nullptr);
@@ -104,6 +110,42 @@ void MetricsLog::end(double train_time_s, double elapsed_s) {
   j["event"] = "end";
   j["train_time_s"] = round_to(train_time_s, 1e6);
   j["elapsed_s"] = round_to(elapsed_s, 1e6);
+  write(j.dump());
+}
+
+void MetricsLog::checkpoint(const std::string &why, const Progress &p, const std::string &path) {
+  Json j;
+  j["event"] = "checkpoint";
+  j["why"] = why;
+  j["epoch"] = p.epoch;
+  j["step_in_epoch"] = p.step_in_epoch;
+  j["step"] = p.step;
+  j["train_time_s"] = round_to(p.train_time_s, 1e6);
+  j["path"] = path;
+  write(j.dump());
+}
+
+void MetricsLog::stop(const std::string &reason, const Progress &p, const std::string &checkpoint, double elapsed_s) {
+  Json j;
+  j["event"] = "stop";
+  j["reason"] = reason;
+  j["epoch"] = p.epoch;
+  j["step"] = p.step;
+  j["train_time_s"] = round_to(p.train_time_s, 1e6);
+  j["elapsed_s"] = round_to(elapsed_s, 1e6);
+  j["checkpoint"] = checkpoint;
+  write(j.dump());
+}
+
+void MetricsLog::resume(const Progress &p, const std::string &from) {
+  Json j;
+  j["event"] = "resume";
+  j["epoch"] = p.epoch;
+  j["step_in_epoch"] = p.step_in_epoch;
+  j["step"] = p.step;
+  j["train_time_s"] = round_to(p.train_time_s, 1e6);
+  j["elapsed_s"] = round_to(p.elapsed_s, 1e6);
+  j["from"] = from;
   write(j.dump());
 }
 

@@ -11,6 +11,7 @@
 #include "driver/Console.h"
 #include "driver/Flags.h"
 #include "driver/MetricsLog.h"
+#include "driver/Signals.h"
 #include "kernels/Blas.h"
 #include "model/Arenas.h"
 #include "model/Metadata.h"
@@ -61,9 +62,10 @@ int run(int argc, char **argv) {
       return exit_code;
     }
     const int blas_threads = blas_init();
+    install_signal_handlers(str(argc > 0 ? argv[0] : "dxrt", world.size() > 1 ? str(": ", world.name()) : ""));
 
-    Console console(world.is_root());
-    MetricsLog log(cfg.log_path, world.is_root());
+    Console console(world.is_root(), !world.uses_mpi());
+    MetricsLog log(cfg.log_path, world.is_root(), cfg.resume);
     console.title(meta, cfg, blas_threads);
     const double t0 = now_s();
     TrainData data = load_data(meta, cfg);
@@ -78,15 +80,23 @@ int run(int argc, char **argv) {
     console.layer_table(meta);
     if (cfg.target && cfg.target->metric != "loss" && !test)
       console.line(str("warning: the target ", cfg.target->metric, " needs a test split, and the dataset has none"));
-    const int64_t steps_per_epoch = BatchPlan{data.train.n, cfg.per_rank_batch, cfg.world, cfg.rank}.steps();
-    log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
+    const int64_t steps_per_epoch = BatchPlan{data.train.n, cfg.per_rank_batch, cfg.world, cfg.rank, cfg.accumulate}.steps();
+    if (!log.continues()) log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
 
     Trainer trainer(meta, cfg, data, arenas, world, console, log, start);
+    if (cfg.resume) trainer.resume();
     int rc = trainer.run();
     world.finalize();
     return rc;
   } catch (const Error &e) {
     std::fflush(stdout);
+    if (e.collective) {
+      // Every rank met it: rank 0 says it once, and all end together.
+      if (world.is_root()) std::fprintf(stderr, "%s: %s", argc > 0 ? argv[0] : "dxrt", describe(e).c_str());
+      std::fflush(stderr);
+      world.finalize();
+      return e.exit_code;
+    }
     std::string where = world.size() > 1 ? str(" [", world.name(), "]") : "";
     std::fprintf(stderr, "%s%s: %s", argc > 0 ? argv[0] : "dxrt", where.c_str(), describe(e).c_str());
     world.abort(e.exit_code);

@@ -52,26 +52,75 @@ inline int64_t argmax_window(const PoolGeometry &g, const float *plane, int64_t 
   return best;
 }
 
-// The common 2x2, stride-2, unpadded window (LeNet-style CNNs): the first
-// maximal element of four, with the same NaN rule as argmax_window.
+// The common 2x2, stride-2, unpadded window (LeNet-style CNNs) has loops of
+// its own, with the same results as the general ones.
 inline bool is_2x2(const PoolGeometry &g) {
   // Every window inside the plane: no bottom/right padding ('same' on an odd size pads there).
   return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.pt == 0 && g.pl == 0 && 2 * g.ho <= g.h &&
          2 * g.wo <= g.w;
 }
-inline int64_t argmax_2x2(const float *plane, int64_t w, int64_t oh, int64_t ow) {
-  int64_t i0 = 2 * oh * w + 2 * ow;
-  const int64_t idx[4] = {i0, i0 + 1, i0 + w, i0 + w + 1};
-  int64_t best = idx[0];
-  float bestv = plane[best];
-  for (int k = 1; k < 4; ++k) {
-    float v = plane[idx[k]];
-    if (!std::isnan(bestv) && (v > bestv || std::isnan(v))) {
-      best = idx[k];
-      bestv = v;
+
+// One step of "the first maximal element, a NaN winning" (argmax_window's
+// rule) without a branch: on activations, which of four values is largest is
+// a coin toss, and the branches of argmax_window mispredict half the time.
+inline void take_max(float v, int i, float &best, int &at) {
+  bool take = (v > best) | ((v != v) & (best == best)); // v > best is false if either is NaN
+  best = take ? v : best;
+  at = take ? i : at;
+}
+
+// The maximum of the window at rows r0, r1 and column 2*ow, and which of its
+// four elements (row-major) it is.
+inline float max_2x2(const float *r0, const float *r1, int64_t ow, int &at) {
+  float best = r0[2 * ow];
+  at = 0;
+  take_max(r0[2 * ow + 1], 1, best, at);
+  take_max(r1[2 * ow], 2, best, at);
+  take_max(r1[2 * ow + 1], 3, best, at);
+  return best;
+}
+
+void forward_2x2(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
+    float *o = out + oh * g.wo;
+    if (kind == kMax) {
+      int at;
+      for (int64_t ow = 0; ow < g.wo; ++ow) o[ow] = max_2x2(r0, r1, ow, at);
+    } else {
+      // The general loop's order of summation, so both give the same bits.
+      for (int64_t ow = 0; ow < g.wo; ++ow)
+        o[ow] = (((r0[2 * ow] + r0[2 * ow + 1]) + r1[2 * ow]) + r1[2 * ow + 1]) * 0.25f;
     }
   }
-  return best;
+}
+
+// Windows do not overlap, so each element of dx inside one is written once;
+// those outside every window (the last row or column of an odd size) get 0.
+void grad_2x2(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
+    const float *d = grad + oh * g.wo;
+    float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      if (kind == kMax) {
+        int at;
+        max_2x2(r0, r1, ow, at);
+        o0[2 * ow] = at == 0 ? d[ow] : 0.0f;
+        o0[2 * ow + 1] = at == 1 ? d[ow] : 0.0f;
+        o1[2 * ow] = at == 2 ? d[ow] : 0.0f;
+        o1[2 * ow + 1] = at == 3 ? d[ow] : 0.0f;
+      } else {
+        float v = d[ow] * 0.25f;
+        o0[2 * ow] = o0[2 * ow + 1] = o1[2 * ow] = o1[2 * ow + 1] = v;
+      }
+    }
+    if (g.w > 2 * g.wo) {
+      std::fill(o0 + 2 * g.wo, o0 + g.w, 0.0f);
+      std::fill(o1 + 2 * g.wo, o1 + g.w, 0.0f);
+    }
+  }
+  std::fill(out + 2 * g.ho * g.w, out + g.h * g.w, 0.0f);
 }
 
 } // namespace
@@ -82,6 +131,10 @@ extern "C" void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *xd, dxrt_memref4 *y
   const char *k = "dxrt_pool_forward";
   Tensor4 x = view(xd, k, "x"), y = view(yd, k, "y");
   PoolGeometry g = pool_geometry(k, x, y, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  if (is_2x2(g)) {
+    for (int64_t p = 0; p < g.planes; ++p) forward_2x2(g, kind, x.p + p * g.h * g.w, y.p + p * g.ho * g.wo);
+    return;
+  }
   const float inv = 1.0f / float(kh * kw);
   for (int64_t p = 0; p < g.planes; ++p) {
     const float *plane = x.p + p * g.h * g.w;
@@ -89,7 +142,7 @@ extern "C" void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *xd, dxrt_memref4 *y
     for (int64_t oh = 0; oh < g.ho; ++oh)
       for (int64_t ow = 0; ow < g.wo; ++ow) {
         if (kind == kMax) {
-          int64_t i = is_2x2(g) ? argmax_2x2(plane, g.w, oh, ow) : argmax_window(g, plane, oh, ow);
+          int64_t i = argmax_window(g, plane, oh, ow);
           out[oh * g.wo + ow] = i < 0 ? -std::numeric_limits<float>::infinity() : plane[i];
         } else {
           int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;
@@ -111,6 +164,11 @@ extern "C" void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dyd, dxrt_memref4 *xd,
                     str("dx is [", dx.n, ", ", dx.c, ", ", dx.h, ", ", dx.w, "] but x is [", x.n, ", ", x.c, ", ",
                         x.h, ", ", x.w, "]"));
   PoolGeometry g = pool_geometry(k, x, dy, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  if (is_2x2(g)) {
+    for (int64_t p = 0; p < g.planes; ++p)
+      grad_2x2(g, kind, x.p + p * g.h * g.w, dy.p + p * g.ho * g.wo, dx.p + p * g.h * g.w);
+    return;
+  }
   std::fill(dx.p, dx.p + dx.numel(), 0.0f);
   const float inv = 1.0f / float(kh * kw);
   for (int64_t p = 0; p < g.planes; ++p) {
@@ -121,7 +179,7 @@ extern "C" void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dyd, dxrt_memref4 *xd,
       for (int64_t ow = 0; ow < g.wo; ++ow) {
         float d = grad[oh * g.wo + ow];
         if (kind == kMax) {
-          int64_t i = is_2x2(g) ? argmax_2x2(plane, g.w, oh, ow) : argmax_window(g, plane, oh, ow);
+          int64_t i = argmax_window(g, plane, oh, ow);
           if (i >= 0) out[i] += d;
         } else {
           int64_t h0 = oh * g.sh - g.pt, w0 = ow * g.sw - g.pl;

@@ -1,19 +1,34 @@
-// Scratch memory for kernels (im2col columns). It grows on first use and is
-// then reused, so a training step allocates nothing after the first one.
+// Scratch memory for kernels (im2col columns, oneDNN's blocked copies and
+// scratchpads). It grows on first use and is then reused, so a training step
+// allocates nothing after the first one.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace dxrt {
 
-// A per-thread buffer of at least n floats; `slot` tells apart buffers a
-// kernel needs at the same time.
-inline float *workspace(size_t n, int slot = 0) {
-  thread_local std::vector<float> buffers[2];
+// The buffers a kernel needs at the same time, one slot each. Kernels run one
+// after another, so every kernel may use every slot.
+enum WorkspaceSlot : int {
+  kSlotColumns = 0,  // im2col columns
+  kSlotSrc,          // oneDNN: x or dx in the primitive's layout
+  kSlotWeights,      // oneDNN: w or dw in the primitive's layout
+  kSlotDst,          // oneDNN: y or dy in the primitive's layout
+  kSlotScratchpad,   // oneDNN: the primitive's scratchpad (scratchpad_mode::user)
+  kWorkspaceSlots,
+};
+
+// A per-thread buffer of at least n floats, 64-byte aligned (AVX-512 rows,
+// oneDNN's blocked layouts).
+inline float *workspace(size_t n, int slot = kSlotColumns) {
+  thread_local std::vector<float> buffers[kWorkspaceSlots];
   std::vector<float> &b = buffers[slot];
-  if (b.size() < n) b.resize(n);
-  return b.data();
+  const size_t slack = 64 / sizeof(float);
+  if (b.size() < n + slack) b.resize(n + slack);
+  uintptr_t p = reinterpret_cast<uintptr_t>(b.data());
+  return reinterpret_cast<float *>((p + 63) & ~uintptr_t(63));
 }
 
 } // namespace dxrt

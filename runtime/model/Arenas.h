@@ -29,7 +29,12 @@ template <typename T> struct Aligned64 {
 using Floats = std::vector<float, Aligned64<float>>;
 using Labels = std::vector<int64_t, Aligned64<int64_t>>;
 
+// Floats after the gradients that ride along in their all-reduce: the
+// step's loss and the ranks' signal flags (train/ModelSync.h).
+constexpr int64_t kGradSide = 3;
+
 struct Arenas {
+  // grads holds params.size() gradients, then kGradSide side values.
   Floats params, grads, buffers, new_buffers, state;
   Floats x, outputs; // one batch of inputs, one batch of the first output
   Labels labels;

@@ -13,7 +13,7 @@ float model_train_step(Arenas &a, int64_t batch, int64_t seed, int64_t step, int
   const int64_t in = int64_t(a.x.size()) / int64_t(a.labels.size());
   dx_memref_f32 params = memref(a.params.data(), int64_t(a.params.size()));
   dx_memref_f32 buffers = memref(a.buffers.data(), int64_t(a.buffers.size()));
-  dx_memref_f32 grads = memref(a.grads.data(), int64_t(a.grads.size()));
+  dx_memref_f32 grads = memref(a.grads.data(), int64_t(a.params.size()));
   dx_memref_f32 new_buffers = memref(a.new_buffers.data(), int64_t(a.new_buffers.size()));
   dx_memref_f32 x = memref(a.x.data(), batch * in);
   dx_memref_i64 labels = memref(a.labels.data(), batch);
@@ -33,7 +33,7 @@ float model_eval_step(Arenas &a, int64_t batch) {
 
 void model_update(Arenas &a, float lr, int64_t step) {
   dx_memref_f32 params = memref(a.params.data(), int64_t(a.params.size()));
-  dx_memref_f32 grads = memref(a.grads.data(), int64_t(a.grads.size()));
+  dx_memref_f32 grads = memref(a.grads.data(), int64_t(a.params.size()));
   dx_memref_f32 state = memref(a.state.data(), int64_t(a.state.size()));
   _mlir_ciface_dx_update(&params, &grads, &state, lr, step);
 }

@@ -1,10 +1,15 @@
 // Convolution kernels against a double-precision reference, whose own
 // gradients are checked by finite differences; and the float kernels'
-// gradients by finite differences too.
+// gradients by finite differences too. Each runs on both backends (oneDNN
+// and im2col + GEMM, kernels/Conv2d.h), and ConvBackendsTest compares the
+// two on layer-sized shapes.
 #include "dxrt/kernels.h"
+#include "kernels/Conv2d.h"
 
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <random>
 #include <string>
 #include <utility>
@@ -94,10 +99,20 @@ double dot(const std::vector<double> &a, const std::vector<double> &b) {
   return s;
 }
 
-class ConvTest : public ::testing::TestWithParam<Conv> {};
+struct Case {
+  Conv p;
+  dxrt::ConvBackend backend;
+};
+
+// Runs the kernels on the case's backend, then returns to oneDNN, the default.
+class ConvTest : public ::testing::TestWithParam<Case> {
+protected:
+  void SetUp() override { dxrt::set_conv_backend(GetParam().backend); }
+  void TearDown() override { dxrt::set_conv_backend(dxrt::ConvBackend::kOnednn); }
+};
 
 TEST_P(ConvTest, ForwardMatchesReference) {
-  const Conv p = GetParam();
+  const Conv p = GetParam().p;
   auto x = rnd<float>(p.xs(), 1), w = rnd<float>(p.ws(), 2);
   std::vector<float> y(size_t(p.ys()), 99.0f);
   dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c / p.groups, p.kh, p.kw),
@@ -108,7 +123,7 @@ TEST_P(ConvTest, ForwardMatchesReference) {
 }
 
 TEST_P(ConvTest, GradientsMatchReference) {
-  const Conv p = GetParam();
+  const Conv p = GetParam().p;
   auto x = rnd<float>(p.xs(), 3), w = rnd<float>(p.ws(), 4), dy = rnd<float>(p.ys(), 5);
   std::vector<float> dx(size_t(p.xs()), 99.0f), dw(size_t(p.ws()), 99.0f);
   dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c / p.groups, p.kh, p.kw),
@@ -126,7 +141,7 @@ TEST_P(ConvTest, GradientsMatchReference) {
 // The reference's adjoints are the derivatives of L = <conv(x, w), r>, by
 // central differences in double.
 TEST_P(ConvTest, ReferenceGradientsMatchFiniteDifferencesInDouble) {
-  const Conv p = GetParam();
+  const Conv p = GetParam().p;
   auto x = rnd<double>(p.xs(), 6), w = rnd<double>(p.ws(), 7), r = rnd<double>(p.ys(), 8);
   std::vector<double> dx, dw;
   ref_backward(p, x, w, r, dx, dw);
@@ -150,7 +165,7 @@ TEST_P(ConvTest, ReferenceGradientsMatchFiniteDifferencesInDouble) {
 // The float kernels' gradients against central differences of the float
 // forward kernel (relative error < 1e-2; float rounding limits it).
 TEST_P(ConvTest, KernelGradientsMatchFiniteDifferencesInFloat) {
-  const Conv p = GetParam();
+  const Conv p = GetParam().p;
   auto x = rnd<float>(p.xs(), 9), w = rnd<float>(p.ws(), 10), r = rnd<float>(p.ys(), 11);
   std::vector<float> y(size_t(p.ys())), dx(size_t(p.xs())), dw(size_t(p.ws()));
   auto loss = [&](std::vector<float> &xv, std::vector<float> &wv) {
@@ -201,14 +216,140 @@ const std::pair<const char *, Conv> kConvs[] = {{"same3x3", {2, 3, 7, 6, 4, 3, 3
                                                 {"pointwise_grouped", {2, 4, 5, 6, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 2}},
                                                 {"pointwise_strided", {2, 3, 6, 6, 2, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1}}};
 
-std::vector<Conv> conv_values() {
-  std::vector<Conv> v;
-  for (const auto &c : kConvs) v.push_back(c.second);
+const dxrt::ConvBackend kBackends[] = {dxrt::ConvBackend::kOnednn, dxrt::ConvBackend::kIm2col};
+
+// Every shape on every backend, in that order.
+std::vector<Case> conv_values() {
+  std::vector<Case> v;
+  for (const auto &c : kConvs)
+    for (dxrt::ConvBackend b : kBackends) v.push_back({c.second, b});
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, ConvTest, ::testing::ValuesIn(conv_values()),
-                         [](const ::testing::TestParamInfo<Conv> &info) { return std::string(kConvs[info.index].first); });
+std::string case_name(const ::testing::TestParamInfo<Case> &info) {
+  const char *backend = info.param.backend == dxrt::ConvBackend::kOnednn ? "onednn" : "im2col";
+  return std::string(kConvs[info.index / std::size(kBackends)].first) + "_" + backend;
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, ConvTest, ::testing::ValuesIn(conv_values()), case_name);
+
+// ---- oneDNN against im2col on layer-sized shapes ----
+// Where oneDNN picks its blocked JIT kernels (channels in blocks of 16), its
+// own GEMM (plain layouts), or hands the case to im2col; both backends must
+// agree with the double reference, and with each other.
+
+//                                            n   c   h   w    f kh kw sh sw pt pb pl pr dh dw groups
+const std::pair<const char *, Conv> kLayers[] = {{"cnn_first", {4, 1, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"cnn_second", {4, 32, 14, 14, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"rgb_stem", {2, 3, 32, 32, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1}},
+                                                 {"stride2_odd", {2, 32, 15, 15, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"pointwise", {2, 64, 14, 14, 128, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}},
+                                                 {"pointwise_s2", {2, 64, 14, 14, 32, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1}},
+                                                 {"dilated", {2, 16, 20, 20, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1}},
+                                                 {"dilated_asym", {2, 16, 17, 19, 32, 3, 3, 1, 2, 2, 1, 3, 0, 2, 3, 1}},
+                                                 {"asym_pad", {2, 16, 9, 10, 24, 3, 3, 1, 1, 0, 2, 1, 0, 1, 1, 1}},
+                                                 {"grouped", {2, 32, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4}},
+                                                 {"depthwise", {2, 32, 16, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 32}},
+                                                 {"depthwise_s2", {2, 48, 15, 15, 48, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 48}},
+                                                 {"odd_channels", {2, 5, 11, 11, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"k5", {1, 8, 16, 16, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1}}};
+
+dxrt::ConvGeometry geometry(const Conv &p) {
+  return {p.n,  p.c,  p.h,  p.w,  p.f,  p.kh, p.kw, p.ho(),   p.wo(),          p.sh,           p.sw,
+          p.pt, p.pb, p.pl, p.pr, p.dh, p.dw, p.groups, p.c / p.groups, p.f / p.groups};
+}
+
+// The three directions on one backend.
+struct Results {
+  std::vector<float> y, dx, dw;
+};
+
+Results run_all(const Conv &p, dxrt::ConvBackend backend, std::vector<float> &x, std::vector<float> &w,
+                std::vector<float> &dy) {
+  dxrt::set_conv_backend(backend);
+  Results r{std::vector<float>(size_t(p.ys()), 99.0f), std::vector<float>(size_t(p.xs()), 99.0f),
+            std::vector<float>(size_t(p.ws()), 99.0f)};
+  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c / p.groups, p.kh, p.kw),
+               yd = m4(r.y, p.n, p.f, p.ho(), p.wo()), dyd = m4(dy, p.n, p.f, p.ho(), p.wo()),
+               dxd = m4(r.dx, p.n, p.c, p.h, p.w), dwd = m4(r.dw, p.f, p.c / p.groups, p.kh, p.kw);
+  _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh, p.dw, p.groups);
+  _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh, p.dw, p.groups);
+  _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh, p.dw, p.groups);
+  dxrt::set_conv_backend(dxrt::ConvBackend::kOnednn);
+  return r;
+}
+
+// |a[i] - ref[i]| <= tol * (1 + |ref[i]|), tol from the number of terms of each
+// sum (float rounding grows with it).
+void expect_close(const std::vector<float> &a, const std::vector<double> &ref, int64_t terms, const char *what) {
+  const double tol = 1e-6 * double(std::max<int64_t>(terms, 16));
+  ASSERT_EQ(a.size(), ref.size()) << what;
+  for (size_t i = 0; i < a.size(); ++i)
+    ASSERT_NEAR(a[i], ref[i], tol * (1 + std::fabs(ref[i]))) << what << " element " << i;
+}
+
+void expect_close(const std::vector<float> &a, const std::vector<float> &b, int64_t terms, const char *what) {
+  expect_close(a, std::vector<double>(b.begin(), b.end()), terms, what);
+}
+
+class ConvBackendsTest : public ::testing::TestWithParam<Conv> {};
+
+TEST_P(ConvBackendsTest, OnednnAndIm2colAgreeWithTheReference) {
+  const Conv p = GetParam();
+  auto x = rnd<float>(p.xs(), 21), w = rnd<float>(p.ws(), 22), dy = rnd<float>(p.ys(), 23);
+  Results one = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+  Results gemm = run_all(p, dxrt::ConvBackend::kIm2col, x, w, dy);
+  std::vector<double> ref_dx, ref_dw;
+  ref_backward(p, std::vector<double>(x.begin(), x.end()), std::vector<double>(w.begin(), w.end()),
+               std::vector<double>(dy.begin(), dy.end()), ref_dx, ref_dw);
+  const std::vector<double> ref_y = ref_forward(p, x, w);
+  const int64_t k_fwd = p.c / p.groups * p.kh * p.kw, k_dx = p.f / p.groups * p.kh * p.kw,
+                k_dw = p.n * p.ho() * p.wo();
+  expect_close(one.y, ref_y, k_fwd, "oneDNN y");
+  expect_close(gemm.y, ref_y, k_fwd, "im2col y");
+  expect_close(one.y, gemm.y, k_fwd, "oneDNN vs im2col y");
+  expect_close(one.dx, ref_dx, k_dx, "oneDNN dx");
+  expect_close(gemm.dx, ref_dx, k_dx, "im2col dx");
+  expect_close(one.dx, gemm.dx, k_dx, "oneDNN vs im2col dx");
+  expect_close(one.dw, ref_dw, k_dw, "oneDNN dw");
+  expect_close(gemm.dw, ref_dw, k_dw, "im2col dw");
+  expect_close(one.dw, gemm.dw, k_dw, "oneDNN vs im2col dw");
+}
+
+// These layers are what oneDNN is for: none falls back to im2col.
+TEST_P(ConvBackendsTest, OnednnRunsEveryDirection) {
+  const Conv p = GetParam();
+  const dxrt::ConvGeometry g = geometry(p);
+  for (auto dir : {dxrt::ConvDir::kForward, dxrt::ConvDir::kGradInput, dxrt::ConvDir::kGradWeight}) {
+    const char *impl = dxrt::conv2d_onednn_impl(dir, g);
+    EXPECT_NE(impl, nullptr) << "direction " << int(dir);
+    RecordProperty(std::string("impl") + std::to_string(int(dir)), impl ? impl : "im2col");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layers, ConvBackendsTest,
+                         ::testing::ValuesIn([] {
+                           std::vector<Conv> v;
+                           for (const auto &c : kLayers) v.push_back(c.second);
+                           return v;
+                         }()),
+                         [](const ::testing::TestParamInfo<Conv> &info) { return std::string(kLayers[info.index].first); });
+
+// Cached primitives take new pointers on every call: shapes interleaved, on
+// fresh buffers each time, give what a first call gives.
+TEST(ConvBackends, CachedPrimitivesFollowTheirTensors) {
+  const Conv a = kLayers[1].second, b = kLayers[3].second;
+  for (int round = 0; round < 3; ++round)
+    for (const Conv &p : {a, b}) {
+      auto x = rnd<float>(p.xs(), 30 + unsigned(round)), w = rnd<float>(p.ws(), 40 + unsigned(round)),
+           dy = rnd<float>(p.ys(), 50 + unsigned(round));
+      Results one = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+      Results gemm = run_all(p, dxrt::ConvBackend::kIm2col, x, w, dy);
+      expect_close(one.y, gemm.y, p.c / p.groups * p.kh * p.kw, "y");
+      expect_close(one.dx, gemm.dx, p.f / p.groups * p.kh * p.kw, "dx");
+      expect_close(one.dw, gemm.dw, p.n * p.ho() * p.wo(), "dw");
+    }
+}
 
 TEST(ConvDeathTest, WrongOutputSizeAbortsNamingTheKernel) {
   std::vector<float> x(1 * 1 * 5 * 5), w(1 * 1 * 3 * 3), y(1 * 1 * 5 * 5);

@@ -101,6 +101,8 @@ TEST_P(PoolTest, GradientMatchesFiniteDifferences) {
 
 //                                            kind n  c  h  w kh kw sh sw pt pb pl pr
 const std::pair<const char *, Pool> kPools[] = {{"max2x2", {0, 2, 3, 6, 6, 2, 2, 2, 2, 0, 0, 0, 0}},
+                                                {"max2x2_odd", {0, 2, 2, 7, 5, 2, 2, 2, 2, 0, 0, 0, 0}},
+                                                {"avg2x2_odd", {1, 2, 2, 5, 7, 2, 2, 2, 2, 0, 0, 0, 0}},
                                                 {"max_padded", {0, 1, 2, 7, 5, 3, 3, 2, 1, 1, 1, 1, 1}},
                                                 {"max_asymmetric", {0, 1, 2, 6, 7, 3, 2, 1, 2, 0, 2, 1, 0}},
                                                 {"avg2x2", {1, 2, 3, 6, 6, 2, 2, 2, 2, 0, 0, 0, 0}},
@@ -139,6 +141,26 @@ TEST(Pool, MaxGradientGoesToTheFirstMaximum) {
   std::vector<float> x = {1, 3, 3, 3}, dy = {1};
   auto dx = grad(p, x, dy);
   EXPECT_EQ(dx, (std::vector<float>{0, 1, 0, 0}));
+}
+
+// PyTorch's rule, on the 2x2 loops and the general ones: a NaN in a window
+// wins, and its gradient goes to the first NaN.
+TEST(Pool, MaxNaNWins) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t k : {2, 3}) {
+    SCOPED_TRACE(k);
+    Pool p{0, 1, 1, 4, 4, k, k, 2, 2, 0, 0, 0, 0};
+    std::vector<float> x = {1, nan, 9, 2, //
+                            nan, 5, 3, 4, //
+                            0, 1, 2, 3,   //
+                            4, 5, 6, 7};
+    auto y = forward(p, x);
+    EXPECT_TRUE(std::isnan(y[0]));
+    std::vector<float> dy(y.size(), 1.0f);
+    auto dx = grad(p, x, dy);
+    EXPECT_EQ(dx[1], 1.0f) << "the first NaN, row-major";
+    EXPECT_EQ(dx[4], 0.0f);
+  }
 }
 
 TEST(Pool, OverlappingWindowsAccumulate) {

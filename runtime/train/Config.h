@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/Metadata.h"
+#include "train/ModelSync.h"
 #include "train/Schedule.h"
 
 #include <cstdint>
@@ -15,6 +16,7 @@ struct RunConfig {
   std::string model;
   int64_t epochs = 1;
   int64_t per_rank_batch = 32, eval_batch = 32;
+  int64_t accumulate = 1; // micro-batches of per_rank_batch per step and rank
   int64_t seed = 0;
   int64_t max_steps = 0;        // 0 = no limit
   double base_lr = 0;           // after --lr and lr_scaling
@@ -24,8 +26,17 @@ struct RunConfig {
   bool synthetic = false;
   int64_t synthetic_samples = 0; // training samples of a synthetic run
   std::string log_path, data_dir;
+  SyncSpec sync;
+  std::string lr_scaling = "none"; // none or linear (base_lr already scaled)
+  int64_t bucket_bytes = 25 << 20;
+  // Checkpoints: every N epochs (0 = only on SIGUSR1/SIGTERM), the newest
+  // `keep` kept; --resume continues from the newest; --stop-after-epoch
+  // ends the run (with a checkpoint) after that epoch of the schedule.
+  std::string checkpoint_dir;
+  int64_t checkpoint_every = 0, keep_checkpoints = 2, stop_after_epoch = 0;
+  bool resume = false;
   int rank = 0, world = 1;
-  int64_t global_batch() const { return per_rank_batch * world; }
+  int64_t global_batch() const { return per_rank_batch * accumulate * world; }
 };
 
 } // namespace dxrt

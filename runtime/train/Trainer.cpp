@@ -3,121 +3,287 @@
 #include "common/Check.h"
 #include "common/Timer.h"
 #include "data/Order.h"
+#include "driver/Signals.h"
 #include "model/Model.h"
 #include "train/Evaluate.h"
 #include "train/Schedule.h"
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 
 namespace dxrt {
 
+// Side values that ride in the gradients' all-reduce (see kGradSide).
+enum Side { kSideLoss = 0, kSideUsr1 = 1, kSideTerm = 2 };
+
 Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, World &world,
                  Console &console, MetricsLog &log, double start_time)
-    : meta_(meta), cfg_(cfg), data_(data), a_(arenas), world_(world), console_(console), log_(log), start_(start_time) {}
+    : meta_(meta), cfg_(cfg), data_(data), a_(arenas), world_(world), console_(console), log_(log), start_(start_time),
+      sync_(world, cfg.sync, cfg.bucket_bytes), ckpt_(meta, cfg, world) {
+  // A test hook: DXRT_FAULT=RANK:STEP makes that rank die of SIGSEGV at that
+  // step, to check that a failing rank ends the job with a message.
+  if (const char *f = std::getenv("DXRT_FAULT")) {
+    long long r = -1, st = -1;
+    if (std::sscanf(f, "%lld:%lld", &r, &st) == 2 && r == world.rank()) fault_step_ = st;
+  }
+  if (cfg.accumulate > 1) {
+    accum_grads_.resize(a_.grads.size());
+    accum_buffers_.resize(a_.new_buffers.size());
+  }
+}
+
+double Trainer::elapsed() const { return p_.elapsed_s + (now_s() - start_); }
+
+void Trainer::resume() {
+  const std::string from = ckpt_.newest();
+  if (from.empty()) {
+    Error e(str("--resume: no complete checkpoint in '", ckpt_.dir(), "'"),
+            "checkpoints are written with --checkpoint-every N, on SIGUSR1/SIGTERM, or at --stop-after-epoch; "
+            "--checkpoint-dir says where (default checkpoints/<model>)",
+            __FILE__, __LINE__);
+    e.collective = true;
+    throw e;
+  }
+  p_ = ckpt_.load(from, a_);
+  console_.line(str("resumed from ", from, ": epoch ", p_.epoch, ", step ", p_.step_in_epoch, " of the epoch (",
+                    p_.step, " steps and ", str_fixed(p_.train_time_s + p_.epoch_time_s, 1), " s of training so far)"));
+  log_.resume(p_, from);
+}
 
 int Trainer::run() {
-  for (int64_t epoch = 1; epoch <= cfg_.epochs && !stop_; ++epoch) {
-    EpochStats s = train_epoch(epoch);
+  const int64_t stop_after = cfg_.stop_after_epoch;
+  while (p_.epoch <= cfg_.epochs && !stop_) {
+    EpochStats s;
+    const Stop why = train_epoch(s);
+    if (why == Stop::Signal) {
+      const std::string at = checkpoint("SIGTERM");
+      log_.stop("signal", p_, at, elapsed());
+      console_.line(str("stopped by SIGTERM at step ", p_.step, " (epoch ", p_.epoch, "); checkpoint ", at,
+                        "; rerun with --resume to continue"));
+      return kExitStopped;
+    }
     if (data_.test) {
+      // Local SGD: evaluate (and go on from) one model, not N.
+      if (sync_.averaging()) {
+        sync_.average(a_.params.data(), int64_t(a_.params.size()));
+        sync_.average(a_.buffers.data(), int64_t(a_.buffers.size()));
+      }
       s.val = evaluate(meta_, a_, *data_.test, cfg_.eval_batch, world_);
       s.has_val = true;
     }
-    s.elapsed_s = now_s() - start_;
+    s.elapsed_s = elapsed();
     console_.epoch_summary(s);
     log_.epoch(s);
     check_target(s);
+    p_.train_time_s = s.train_time_s; // the slowest rank's, the same on every rank
+    if (why == Stop::MaxSteps) break;
+    // The epoch is done: the progress points at the start of the next one.
+    const int64_t done = p_.epoch;
+    p_.epoch = done + 1;
+    p_.step_in_epoch = 0;
+    p_.epoch_time_s = p_.loss_sum = p_.samples = p_.comm_time_s = 0;
+    const bool last = done == cfg_.epochs || stop_;
+    if (done == stop_after && !last) {
+      const std::string at = checkpoint("--stop-after-epoch");
+      log_.stop("stop_after_epoch", p_, at, elapsed());
+      console_.line(str("stopped after epoch ", done, " of ", cfg_.epochs, " as asked; checkpoint ", at,
+                        "; rerun with --resume to continue"));
+      return kExitOk;
+    }
+    if (cfg_.checkpoint_every > 0 && done % cfg_.checkpoint_every == 0) checkpoint("epoch");
   }
-  const double elapsed = now_s() - start_;
-  log_.end(train_time_, elapsed);
+  const double total = elapsed();
+  log_.end(p_.train_time_s, total);
   std::string target;
   if (cfg_.target)
     target = str("; target ", cfg_.target->metric, " ", cfg_.target->op, " ", num(cfg_.target->value),
-                 target_met_ ? str(" reached at epoch ", target_epoch_, " after ", str_fixed(target_time_, 1), " s of training")
-                             : std::string(" not reached"));
-  console_.line(str("done: ", step_, " steps, ", str_fixed(train_time_, 1), " s training, ", str_fixed(elapsed, 1),
+                 p_.target_met ? str(" reached at epoch ", p_.target_epoch, " after ", str_fixed(p_.target_time_s, 1),
+                                     " s of training")
+                               : std::string(" not reached"));
+  console_.line(str("done: ", p_.step, " steps, ", str_fixed(p_.train_time_s, 1), " s training, ", str_fixed(total, 1),
                     " s in all", target));
   return kExitOk;
 }
 
-EpochStats Trainer::train_epoch(int64_t epoch) {
-  const Split &train = data_.train;
-  const std::vector<int64_t> order = epoch_order(train.n, uint64_t(cfg_.seed), epoch);
-  const BatchPlan plan{train.n, cfg_.per_rank_batch, cfg_.world, cfg_.rank};
+// Trains the rest of epoch p_.epoch (all of it, unless resumed mid-epoch).
+Trainer::Stop Trainer::train_epoch(EpochStats &s) {
+  const int64_t epoch = p_.epoch;
+  const std::vector<int64_t> order = epoch_order(data_.train.n, uint64_t(cfg_.seed), epoch);
+  const BatchPlan plan{data_.train.n, cfg_.per_rank_batch, cfg_.world, cfg_.rank, cfg_.accumulate};
   const int64_t steps = plan.steps();
+  while (p_.step_in_epoch < steps) {
+    if (cfg_.max_steps && p_.step >= cfg_.max_steps) {
+      s = finish_epoch(epoch);
+      return Stop::MaxSteps;
+    }
+    step(epoch, p_.step_in_epoch, steps, order, plan);
+    if (stop_now_) return Stop::Signal; // every rank agreed: no epoch statistics, a mid-epoch checkpoint
+    if (checkpoint_now_) checkpoint("SIGUSR1");
+  }
+  s = finish_epoch(epoch);
+  return Stop::None;
+}
+
+void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<int64_t> &order, const BatchPlan &plan) {
+  const double t0 = now_s();
+  const size_t np = a_.params.size();
+  const int64_t nb = int64_t(a_.new_buffers.size());
+  ++p_.step;
+  note_step(p_.step, epoch);
+  if (p_.step == fault_step_) std::raise(SIGSEGV);
+  // Micro-batch m of this rank is slice rank * M + m of the global batch; it
+  // draws dropout as that slice's "rank" would, so -np 1 --accumulate 2
+  // trains exactly what -np 2 trains.
+  const int64_t M = cfg_.accumulate;
+  double weighted_loss = 0; // sum over micro-batches of loss * b / global
+  float weight = 1.0f;
+  int64_t b_rank = 0;
+  for (int64_t m = 0; m < M; ++m) {
+    int64_t lo, hi;
+    plan.shard(k, m, &lo, &hi);
+    const int64_t b = hi - lo;
+    b_rank += b;
+    gather(data_.train, order, lo, hi, a_.x.data(), a_.labels.data());
+    float loss = 0;
+    if (b > 0) {
+      loss = model_train_step(a_, b, cfg_.seed, p_.step, int64_t(cfg_.rank) * M + m);
+    } else { // a slice without samples in a short last batch contributes nothing
+      std::fill(a_.grads.begin(), a_.grads.begin() + np, 0.0f);
+      std::copy(a_.buffers.begin(), a_.buffers.end(), a_.new_buffers.begin());
+    }
+    if (b > 0 && !std::isfinite(loss) && (sync_.averaging() || world_.size() == 1)) non_finite(loss, false, epoch, k, steps);
+    weight = float(double(b) / double(plan.global_size(k)));
+    weighted_loss += b > 0 ? double(loss) * weight : 0.0;
+    p_.loss_sum += double(loss) * double(b);
+    p_.samples += double(b);
+    if (M == 1) break;
+    // Accumulate weight * gradient (and buffers) in the same order the ranks'
+    // all-reduce would sum them; the arenas swap back after the last one.
+    const float *g = a_.grads.data(), *nbuf = a_.new_buffers.data();
+    float *ag = accum_grads_.data(), *ab = accum_buffers_.data();
+    if (m == 0) {
+      for (size_t i = 0; i < np; ++i) ag[i] = weight * g[i];
+      for (int64_t i = 0; i < nb; ++i) ab[i] = weight * nbuf[i];
+    } else {
+      for (size_t i = 0; i < np; ++i) ag[i] += weight * g[i];
+      for (int64_t i = 0; i < nb; ++i) ab[i] += weight * nbuf[i];
+    }
+  }
+  if (M > 1) {
+    std::swap(a_.grads, accum_grads_);
+    std::swap(a_.new_buffers, accum_buffers_);
+    weight = 1.0f; // already applied
+  }
+  float *side = a_.grads.data() + np;
+  const float loss = float(weighted_loss); // this rank's share of the global batch's mean loss
+  // The signal flags of every rank ride along with the gradients, so the
+  // ranks agree on them at no extra cost (under local SGD: at averaging).
+  usr1_pending_ = take_checkpoint_request() || usr1_pending_;
+  side[kSideUsr1] = usr1_pending_ ? 1.0f : 0.0f;
+  side[kSideTerm] = stop_requested() ? 1.0f : 0.0f;
+  double step_loss = b_rank > 0 ? weighted_loss * double(plan.global_size(k)) / double(b_rank) : 0.0;
+  if (!sync_.averaging()) {
+    side[kSideLoss] = loss;
+    sync_.reduce_gradients(a_.grads.data(), int64_t(np), weight, side, kGradSide);
+    sync_.weighted_sum(a_.new_buffers.data(), nb, weight);
+    if (world_.size() > 1) {
+      step_loss = side[kSideLoss]; // the global batch's mean loss
+      if (!std::isfinite(step_loss)) non_finite(float(step_loss), true, epoch, k, steps);
+    }
+  }
+  p_.lr = learning_rate(cfg_.schedule, cfg_.base_lr, p_.step, steps, cfg_.epochs);
+  model_update(a_, float(p_.lr), p_.step);
+  std::copy(a_.new_buffers.begin(), a_.new_buffers.end(), a_.buffers.begin());
+  bool agreed = !sync_.averaging() || world_.size() == 1; // side[] holds every rank's flags
+  if (sync_.averaging() && p_.step % cfg_.sync.every == 0) {
+    sync_.average(a_.params.data(), int64_t(np));
+    sync_.average(a_.buffers.data(), int64_t(a_.buffers.size()));
+    int64_t flags[2] = {side[kSideUsr1] > 0, side[kSideTerm] > 0};
+    world_.allreduce_max(flags, 2);
+    side[kSideUsr1] = float(flags[0]);
+    side[kSideTerm] = float(flags[1]);
+    agreed = true;
+  }
+  // Between averages a signal waits for the next one (the flag stays pending).
+  checkpoint_now_ = agreed && side[kSideUsr1] > 0;
+  stop_now_ = agreed && side[kSideTerm] > 0;
+  if (agreed) usr1_pending_ = false;
+  p_.last_finite_loss = step_loss;
+  p_.last_finite_step = p_.step;
+  p_.epoch_time_s += now_s() - t0;
+  p_.comm_time_s += sync_.take_comm_time();
+  ++p_.step_in_epoch;
+  const double rate = double(plan.global_batch()) * double(p_.step_in_epoch) / std::max(p_.epoch_time_s, 1e-9);
+  console_.progress(cfg_, epoch, p_.step_in_epoch, steps, p_.loss_sum / std::max(p_.samples, 1.0), rate,
+                    p_.epoch_time_s / double(p_.step_in_epoch) * double(steps - p_.step_in_epoch));
+}
+
+// The epoch's statistics over all ranks (also for a partial epoch).
+EpochStats Trainer::finish_epoch(int64_t epoch) {
   EpochStats s;
   s.epoch = epoch;
   s.epochs = cfg_.epochs;
-  double sums[2] = {0, 0}; // loss * samples, samples (this rank)
-  for (int64_t k = 0; k < steps; ++k) {
-    if (cfg_.max_steps && step_ >= cfg_.max_steps) {
-      stop_ = true;
-      break;
-    }
-    const double t0 = now_s();
-    int64_t lo, hi;
-    plan.shard(k, &lo, &hi);
-    const int64_t b = hi - lo;
-    gather(train, order, lo, hi, a_.x.data(), a_.labels.data());
-    ++step_;
-    float loss = 0;
-    if (b > 0) {
-      loss = model_train_step(a_, b, cfg_.seed, step_, cfg_.rank);
-      if (!std::isfinite(loss)) non_finite(loss, epoch, k, steps);
-    } else {
-      std::fill(a_.grads.begin(), a_.grads.end(), 0.0f);
-      std::copy(a_.buffers.begin(), a_.buffers.end(), a_.new_buffers.begin());
-    }
-    // Issue 4: all-reduce the gradients here (weighted by b / global batch).
-    s.lr = learning_rate(cfg_.schedule, cfg_.base_lr, step_, steps, cfg_.epochs);
-    model_update(a_, float(s.lr), step_);
-    std::copy(a_.new_buffers.begin(), a_.new_buffers.end(), a_.buffers.begin());
-    last_finite_loss_ = loss;
-    last_finite_step_ = step_;
-    sums[0] += double(loss) * double(b);
-    sums[1] += double(b);
-    s.epoch_time_s += now_s() - t0;
-    ++s.steps;
-    const double rate = double(plan.global_batch()) * double(s.steps) / std::max(s.epoch_time_s, 1e-9);
-    console_.progress(cfg_, epoch, k + 1, steps, sums[0] / std::max(sums[1], 1.0), rate,
-                      s.epoch_time_s / double(s.steps) * double(steps - s.steps));
-  }
+  s.steps = p_.step_in_epoch;
+  double sums[2] = {p_.loss_sum, p_.samples};
   world_.allreduce_sum(sums, 2);
-  train_time_ += s.epoch_time_s;
+  // The slowest rank's time is the epoch's time.
+  double times[2] = {p_.epoch_time_s, p_.comm_time_s};
+  if (world_.size() > 1) {
+    int64_t us[2] = {int64_t(times[0] * 1e6), int64_t(times[1] * 1e6)};
+    world_.allreduce_max(us, 2);
+    times[0] = double(us[0]) * 1e-6;
+    times[1] = double(us[1]) * 1e-6;
+  }
+  s.epoch_time_s = times[0];
+  s.comm_time_s = times[1];
   s.samples = int64_t(sums[1]);
   s.train_loss = sums[1] > 0 ? sums[0] / sums[1] : NAN;
-  s.train_time_s = train_time_;
+  s.train_time_s = p_.train_time_s + s.epoch_time_s;
   s.samples_per_s = s.epoch_time_s > 0 ? double(s.samples) / s.epoch_time_s : 0;
+  s.lr = p_.lr;
   return s;
 }
 
+std::string Trainer::checkpoint(const char *why) {
+  p_.elapsed_s = elapsed();
+  start_ = now_s(); // elapsed() now counts from here on top of p_.elapsed_s
+  const std::string at = ckpt_.write(p_, a_);
+  log_.checkpoint(why, p_, at);
+  console_.line(str("checkpoint ", at, " (", why, ")"));
+  return at;
+}
+
 void Trainer::check_target(const EpochStats &s) {
-  if (!cfg_.target || target_met_) return;
+  if (!cfg_.target || p_.target_met) return;
   const TargetSpec &t = *cfg_.target;
   double v = t.metric == "accuracy" ? s.val.accuracy : t.metric == "val_loss" ? s.val.loss : s.train_loss;
   if (t.metric != "loss" && !s.has_val) v = NAN;
   if (std::isnan(v) || !t.met(v)) return;
-  target_met_ = true;
-  target_epoch_ = s.epoch;
-  target_time_ = s.train_time_s;
+  p_.target_met = true;
+  p_.target_epoch = s.epoch;
+  p_.target_time_s = s.train_time_s;
   log_.target(t, v, s.epoch, s.train_time_s);
   console_.line(str("target ", t.metric, " ", t.op, " ", num(t.value), " reached at epoch ", s.epoch, " (", t.metric, " ",
                     str_fixed(v, 4), ") after ", str_fixed(s.train_time_s, 1), " s of training"));
   if (cfg_.stop_at_target) stop_ = true;
 }
 
-void Trainer::non_finite(float loss, int64_t epoch, int64_t k, int64_t steps) {
-  const double elapsed = now_s() - start_;
-  log_.non_finite_loss(step_, epoch, loss, last_finite_loss_, last_finite_step_, elapsed);
+void Trainer::non_finite(float loss, bool collective, int64_t epoch, int64_t k, int64_t steps) {
+  log_.non_finite_loss(p_.step, epoch, loss, p_.last_finite_loss, p_.last_finite_step, elapsed());
   console_.end_progress();
-  std::string last = last_finite_step_ ? str("the last finite loss was ", str_sig(last_finite_loss_, 6), " at step ", last_finite_step_)
-                                       : std::string("no step had a finite loss");
-  Error e(str("the loss became ", std::isnan(loss) ? "NaN" : "Inf", " at step ", step_, " (epoch ", epoch, ", batch ",
-              k + 1, " of ", steps, "); ", last),
+  std::string last = p_.last_finite_step
+                         ? str("the last finite loss was ", str_sig(p_.last_finite_loss, 6), " at step ", p_.last_finite_step)
+                         : std::string("no step had a finite loss");
+  Error e(str("the loss became ", std::isnan(loss) ? "NaN" : "Inf", " at step ", p_.step, " (epoch ", epoch, ", batch ",
+              k + 1, " of ", steps, ")", collective ? " on at least one rank" : "", "; ", last),
           str("lower the learning rate (--lr; now ", num(cfg_.base_lr),
               "), add warmup, or check the data's scale and normalisation"),
           __FILE__, __LINE__);
   e.exit_code = kExitNonFinite;
+  e.collective = collective;
   throw e;
 }
 

@@ -1,6 +1,8 @@
-// The training loop: epochs of shuffled batches through the generated
-// train step and optimizer update, evaluation after each epoch, the metrics
-// log, the target and the stop rule.
+// The training loop: epochs of shuffled batches through the generated train
+// step, the ranks' model synchronisation and the optimizer update;
+// evaluation after each epoch; the metrics log, the target and the stop
+// rule; checkpoints (every N epochs, on SIGUSR1/SIGTERM, at
+// --stop-after-epoch) and resuming from them.
 #pragma once
 
 #include "comm/World.h"
@@ -9,7 +11,11 @@
 #include "driver/MetricsLog.h"
 #include "model/Arenas.h"
 #include "model/Metadata.h"
+#include "train/Checkpoint.h"
 #include "train/Config.h"
+#include "train/ModelSync.h"
+#include "train/Progress.h"
+#include "train/Stats.h"
 
 #include <optional>
 
@@ -24,14 +30,24 @@ class Trainer {
 public:
   Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, World &world,
           Console &console, MetricsLog &log, double start_time);
-  // Trains the configured epochs; returns the process exit code. Throws
-  // dxrt::Error (exit_code kExitNonFinite) when the loss stops being finite.
+  // Loads the newest complete checkpoint of --checkpoint-dir into the
+  // arenas and continues from its progress. Throws dxrt::Error when there is
+  // none or it does not belong to this run.
+  void resume();
+  // Trains to the end of the schedule (or the stop rule, a signal,
+  // --stop-after-epoch); returns the process exit code. Throws dxrt::Error
+  // (exit_code kExitNonFinite) when the loss stops being finite.
   int run();
 
 private:
-  EpochStats train_epoch(int64_t epoch);
+  enum class Stop { None, MaxSteps, Signal };
+  Stop train_epoch(EpochStats &s);
+  void step(int64_t epoch, int64_t k, int64_t steps, const std::vector<int64_t> &order, const struct BatchPlan &plan);
+  EpochStats finish_epoch(int64_t epoch);
   void check_target(const EpochStats &s);
-  [[noreturn]] void non_finite(float loss, int64_t epoch, int64_t step_in_epoch, int64_t steps);
+  std::string checkpoint(const char *why);
+  double elapsed() const;
+  [[noreturn]] void non_finite(float loss, bool collective, int64_t epoch, int64_t step_in_epoch, int64_t steps);
 
   const Metadata &meta_;
   const RunConfig &cfg_;
@@ -41,15 +57,14 @@ private:
   Console &console_;
   MetricsLog &log_;
   double start_;
-
-  int64_t step_ = 0;              // global step, from 1 once training starts
-  double train_time_ = 0;         // seconds spent in training steps
-  double last_finite_loss_ = NAN;
-  int64_t last_finite_step_ = 0;
-  bool target_met_ = false;
-  int64_t target_epoch_ = 0;
-  double target_time_ = 0;
-  bool stop_ = false;
+  ModelSync sync_;
+  Checkpointer ckpt_;
+  Progress p_;
+  int64_t fault_step_ = -1; // DXRT_FAULT (tests)
+  Floats accum_grads_, accum_buffers_; // --accumulate > 1: the step's weighted sums
+  bool stop_ = false; // the target was met and --stop-at-target
+  // Signals: pending on this rank, and agreed by all ranks after a step.
+  bool usr1_pending_ = false, checkpoint_now_ = false, stop_now_ = false;
 };
 
 } // namespace dxrt

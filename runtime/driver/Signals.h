@@ -1,0 +1,30 @@
+// The signals a batch scheduler sends before it ends a job, and the ones a
+// failing rank dies of.
+//
+//   SIGUSR1   write a checkpoint at the next step, then go on training
+//   SIGTERM   write a checkpoint at the next step, then stop (exit code 4)
+//
+// The handlers only set flags; the trainer polls them between steps and the
+// ranks agree on them (one rank's signal is enough), so every rank writes the
+// same checkpoint. A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT)
+// prints which rank died at which step before the process dies of it, so that
+// mpirun's "process exited on signal 11" comes with a place.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace dxrt {
+
+// Installs the handlers. `who` prefixes the fatal-signal line, e.g.
+// "mlp: rank 1 of 2".
+void install_signal_handlers(const std::string &who);
+
+// The step the fatal-signal line names (0 = before training).
+void note_step(int64_t step, int64_t epoch);
+
+// Flags set since the last take_* call.
+bool take_checkpoint_request(); // SIGUSR1
+bool stop_requested();          // SIGTERM (stays set)
+
+} // namespace dxrt

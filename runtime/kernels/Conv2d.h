@@ -1,0 +1,40 @@
+// The two implementations behind the dxrt_conv2d_* kernels (Conv2d.cpp):
+// oneDNN's convolution primitives (Conv2dOnednn.cpp), and im2col + OpenBLAS
+// GEMM (Conv2dIm2col.cpp), which takes every case oneDNN rejects and can be
+// chosen for all with DXRT_CONV=im2col. Both read and write NCHW tensors and
+// [F, C/groups, KH, KW] weights with PyTorch's semantics.
+#pragma once
+
+#include "kernels/Im2col.h"
+
+namespace dxrt {
+
+// Which tensors are read and which written. Every function below takes its
+// three tensors as (x side, w side, y side):
+//   kForward     (x, w, y)    reads x and w, writes y
+//   kGradInput   (dx, w, dy)  reads dy and w, writes dx
+//   kGradWeight  (x, dw, dy)  reads x and dy, writes dw
+enum class ConvDir : int { kForward = 0, kGradInput = 1, kGradWeight = 2 };
+
+enum class ConvBackend : int { kOnednn = 0, kIm2col = 1 };
+
+// The backend of the kernels: oneDNN unless the environment variable
+// DXRT_CONV is "im2col" (read at the first call). Tests switch it with
+// set_conv_backend to run both paths on the same shapes.
+ConvBackend conv_backend();
+void set_conv_backend(ConvBackend backend);
+
+// im2col + GEMM, one image and one group at a time: takes every geometry.
+void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
+
+// oneDNN on the calling thread. Returns false, having done nothing, when
+// oneDNN has no implementation for the geometry or only its slow reference
+// one: the caller then runs conv2d_im2col.
+bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
+
+// The oneDNN implementation (e.g. "jit:avx512_core", "gemm:jit") that runs
+// this convolution, or nullptr when it falls back to im2col; for tests and
+// diagnostics. Creates the primitive if it is not cached yet.
+const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g);
+
+} // namespace dxrt

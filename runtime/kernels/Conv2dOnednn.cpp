@@ -1,0 +1,294 @@
+// Convolution on oneDNN. For each geometry (direction, shapes, stride,
+// padding, dilation, groups) the first call creates the primitive and
+// everything it runs with, and caches it; later calls only point the cached
+// memory objects at their tensors and execute, so a training step allocates
+// nothing in libdxrt (oneDNN itself allocates a few small objects per
+// execution; see runtime/README.md).
+//
+// Layouts: the primitive is created with the layouts oneDNN prefers
+// (format_tag::any: channel blocks of 16 on AVX-512, where its direct JIT
+// convolutions are several times faster than GEMM), and tensors the caller
+// holds in NCHW / OIHW are reordered into workspace slots before and after.
+// Where those layouts would pad the channels a lot (e.g. dx of a first layer
+// with one input channel, padded to 16), plain NCHW / OIHW is used instead,
+// for which oneDNN runs its own im2col + GEMM. oneDNN's reference
+// implementations are slower than our im2col path: those geometries, and
+// any it rejects, return false and run on im2col.
+#include "kernels/Conv2d.h"
+#include "kernels/Onednn.h"
+#include "kernels/Workspace.h"
+
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace dxrt {
+
+namespace {
+
+using dnnl::memory;
+using tag = memory::format_tag;
+
+// Primitives cached per thread. A training run needs up to 3 per conv layer
+// and batch size (ResNet-50: about 70 for training, 25 more per evaluation
+// batch size); past this, the least recently used one is replaced.
+constexpr int kCacheSize = 256;
+// Layouts that pad a tensor to more than this many times its size are not
+// worth it (see above).
+constexpr double kMaxPadding = 2.0;
+
+const char *kernel_name(ConvDir dir) {
+  switch (dir) {
+  case ConvDir::kForward: return "dxrt_conv2d_forward";
+  case ConvDir::kGradInput: return "dxrt_conv2d_grad_input";
+  case ConvDir::kGradWeight: return "dxrt_conv2d_grad_weight";
+  }
+  return "dxrt_conv2d";
+}
+
+struct Key {
+  int64_t v[17];
+  bool operator==(const Key &o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
+};
+
+Key key_of(ConvDir dir, const ConvGeometry &g) {
+  return {{int64_t(dir), g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.sh, g.sw, g.pt, g.pb, g.pl, g.pr, g.dh, g.dw,
+           g.groups}};
+}
+
+// A primitive and its scratchpad memory (scratchpad_mode::user, over the
+// scratchpad workspace slot: in library mode oneDNN may allocate one per
+// execution).
+struct Prim {
+  dnnl::primitive p;
+  memory scratchpad;
+  size_t scratchpad_bytes = 0;
+};
+
+// One of the three tensors: `user` over the caller's NCHW / OIHW pointer and,
+// when the primitive wants another layout, `inner` over a workspace slot and
+// the reorder between them (user -> inner for an input, inner -> user for
+// the output).
+struct Operand {
+  memory user, inner;
+  size_t inner_bytes = 0;
+  int slot = 0;
+  Prim reorder;
+};
+
+struct Entry {
+  Key key{};
+  bool used = false;
+  bool ok = false; // false: oneDNN has no (fast) implementation: im2col
+  uint64_t last_use = 0;
+  std::string impl;
+  Prim conv;
+  Operand ops[3]; // x side, w side, y side (Conv2d.h)
+  int args[3] = {0, 0, 0};
+  int output = 0; // which of ops the primitive writes
+};
+
+struct Cache {
+  Entry entries[kCacheSize];
+  uint64_t clock = 0;
+};
+
+Cache &cache() {
+  // Never freed, as the engine its primitives use (Onednn.cpp).
+  thread_local Cache *c = new Cache;
+  return *c;
+}
+
+dnnl::primitive_attr user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void init_scratchpad(Prim &p, const dnnl::primitive_desc_base &pd) {
+  memory::desc md = pd.scratchpad_desc();
+  p.scratchpad_bytes = md.get_size();
+  if (p.scratchpad_bytes > 0) p.scratchpad = memory(md, onednn().engine, nullptr);
+}
+
+// The memory descriptors of the geometry: x, w, y, in `plain` layouts or
+// oneDNN's choice.
+struct Descs {
+  memory::desc x, w, y;
+};
+
+Descs descs(const ConvGeometry &g, bool plain) {
+  tag act = plain ? tag::nchw : tag::any;
+  Descs d;
+  d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, act);
+  d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, act);
+  if (g.groups == 1)
+    d.w = memory::desc({g.f, g.c, g.kh, g.kw}, memory::data_type::f32, plain ? tag::oihw : tag::any);
+  else
+    d.w = memory::desc({g.groups, g.fg, g.cg, g.kh, g.kw}, memory::data_type::f32, plain ? tag::goihw : tag::any);
+  return d;
+}
+
+// The primitive descriptor of the direction; throws dnnl::error when oneDNN
+// has no implementation. oneDNN counts dilation from 0 (no gaps), PyTorch from 1.
+dnnl::primitive_desc_base primitive_desc(ConvDir dir, const ConvGeometry &g, const Descs &d) {
+  const Onednn &o = onednn();
+  const memory::dims strides = {g.sh, g.sw}, dilates = {g.dh - 1, g.dw - 1}, pad_l = {g.pt, g.pl},
+                     pad_r = {g.pb, g.pr};
+  const auto alg = dnnl::algorithm::convolution_direct;
+  dnnl::primitive_attr attr = user_scratchpad();
+  dnnl::convolution_forward::primitive_desc fwd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, d.x, d.w, d.y, strides, dilates, pad_l,
+                                      pad_r),
+      attr, o.engine);
+  switch (dir) {
+  case ConvDir::kForward: return fwd;
+  case ConvDir::kGradInput:
+    return dnnl::convolution_backward_data::primitive_desc(
+        dnnl::convolution_backward_data::desc(alg, d.x, d.w, d.y, strides, dilates, pad_l, pad_r), attr, o.engine,
+        fwd);
+  case ConvDir::kGradWeight:
+    return dnnl::convolution_backward_weights::primitive_desc(
+        dnnl::convolution_backward_weights::desc(alg, d.x, d.w, d.y, strides, dilates, pad_l, pad_r), attr,
+        o.engine, fwd);
+  }
+  return fwd;
+}
+
+// The execution argument of each of x, w, y.
+void arg_ids(ConvDir dir, int (&args)[3], int &output) {
+  switch (dir) {
+  case ConvDir::kForward:
+    args[0] = DNNL_ARG_SRC, args[1] = DNNL_ARG_WEIGHTS, args[2] = DNNL_ARG_DST, output = 2;
+    break;
+  case ConvDir::kGradInput:
+    args[0] = DNNL_ARG_DIFF_SRC, args[1] = DNNL_ARG_WEIGHTS, args[2] = DNNL_ARG_DIFF_DST, output = 0;
+    break;
+  case ConvDir::kGradWeight:
+    args[0] = DNNL_ARG_SRC, args[1] = DNNL_ARG_DIFF_WEIGHTS, args[2] = DNNL_ARG_DIFF_DST, output = 1;
+    break;
+  }
+}
+
+bool is_reference(const char *impl) { return std::strncmp(impl, "ref", 3) == 0; }
+
+// Whether pd's layout of x or y pads it by more than kMaxPadding.
+bool padded_much(const dnnl::primitive_desc_base &pd, const int (&args)[3], const Descs &plain) {
+  return double(pd.query_md(dnnl::query::exec_arg_md, args[0]).get_size()) > kMaxPadding * double(plain.x.get_size()) ||
+         double(pd.query_md(dnnl::query::exec_arg_md, args[2]).get_size()) > kMaxPadding * double(plain.y.get_size());
+}
+
+// Builds e's primitive, operands and reorders; false when oneDNN has no
+// implementation that beats im2col. Throws dnnl::error from oneDNN.
+bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
+  const Onednn &o = onednn();
+  arg_ids(dir, e.args, e.output);
+  const Descs plain = descs(g, true);
+  dnnl::primitive_desc_base pd;
+  bool found = false;
+  try {
+    pd = primitive_desc(dir, g, descs(g, false));
+    found = !is_reference(pd.impl_info_str()) && !padded_much(pd, e.args, plain);
+  } catch (const dnnl::error &) {
+  }
+  if (!found) {
+    try {
+      dnnl::primitive_desc_base flat = primitive_desc(dir, g, plain);
+      if (!is_reference(flat.impl_info_str())) pd = flat, found = true;
+    } catch (const dnnl::error &) {
+    }
+  }
+  // Past both: a padded choice still beats a reference or no implementation.
+  if (!found && (!pd || is_reference(pd.impl_info_str()))) return false;
+
+  e.impl = pd.impl_info_str();
+  e.conv.p = dnnl::primitive(pd.get());
+  init_scratchpad(e.conv, pd);
+  const memory::desc user[3] = {plain.x, plain.w, plain.y};
+  const int slots[3] = {kSlotSrc, kSlotWeights, kSlotDst};
+  for (int i = 0; i < 3; ++i) {
+    Operand &op = e.ops[i];
+    op.user = memory(user[i], o.engine, nullptr);
+    memory::desc want = pd.query_md(dnnl::query::exec_arg_md, e.args[i]);
+    if (want == user[i]) continue;
+    op.inner = memory(want, o.engine, nullptr);
+    op.inner_bytes = want.get_size();
+    op.slot = slots[i];
+    bool out = i == e.output;
+    dnnl::reorder::primitive_desc rpd(o.engine, out ? want : user[i], o.engine, out ? user[i] : want,
+                                      user_scratchpad());
+    op.reorder.p = dnnl::reorder(rpd);
+    init_scratchpad(op.reorder, rpd);
+  }
+  return true;
+}
+
+// The cached entry of the geometry, created on a miss (replacing the least
+// recently used one when the cache is full).
+Entry &entry(ConvDir dir, const ConvGeometry &g) {
+  Cache &c = cache();
+  const Key key = key_of(dir, g);
+  Entry *victim = &c.entries[0];
+  for (Entry &e : c.entries) {
+    if (e.used && e.key == key) {
+      e.last_use = ++c.clock;
+      return e;
+    }
+    if (!e.used) {
+      victim = &e;
+      break; // entries fill from the front: no match further on
+    }
+    if (e.last_use < victim->last_use) victim = &e;
+  }
+  Entry &e = *victim;
+  e = Entry();
+  e.key = key;
+  e.used = true;
+  e.last_use = ++c.clock;
+  try {
+    e.ok = build(e, dir, g);
+  } catch (const dnnl::error &) {
+    e = Entry();
+    e.key = key, e.used = true, e.last_use = c.clock; // rejected: remembered, so not retried
+  } catch (const std::bad_alloc &) {
+    fatal(__FILE__, __LINE__, str(kernel_name(dir), ": out of memory creating a oneDNN convolution"),
+          "a smaller batch needs less");
+  }
+  return e;
+}
+
+void exec_reorder(const char *k, const Operand &op, bool to_inner) {
+  const dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, (to_inner ? op.user : op.inner).get()},
+                                   {DNNL_ARG_TO, (to_inner ? op.inner : op.user).get()}};
+  onednn_execute(k, op.reorder.p, 2, args, op.reorder.scratchpad, op.reorder.scratchpad_bytes);
+}
+
+} // namespace
+
+bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
+  Entry &e = entry(dir, g);
+  if (!e.ok) return false;
+  const char *k = kernel_name(dir);
+  float *data[3] = {x, w, y};
+  dnnl_exec_arg_t args[3];
+  for (int i = 0; i < 3; ++i) {
+    Operand &op = e.ops[i];
+    onednn_set_data(k, op.user, data[i]);
+    if (op.inner) {
+      onednn_set_data(k, op.inner, workspace((op.inner_bytes + 3) / 4, op.slot));
+      if (i != e.output) exec_reorder(k, op, true);
+    }
+    args[i] = {e.args[i], (op.inner ? op.inner : op.user).get()};
+  }
+  onednn_execute(k, e.conv.p, 3, args, e.conv.scratchpad, e.conv.scratchpad_bytes);
+  Operand &out = e.ops[e.output];
+  if (out.inner) exec_reorder(k, out, false);
+  return true;
+}
+
+const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g) {
+  Entry &e = entry(dir, g);
+  return e.ok ? e.impl.c_str() : nullptr;
+}
+
+} // namespace dxrt

@@ -1,0 +1,295 @@
+#include "train/Checkpoint.h"
+
+#include "common/Check.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+#include <zlib.h>
+
+namespace fs = std::filesystem;
+
+namespace dxrt {
+
+using Json = nlohmann::json;
+
+static constexpr char kMagic[8] = {'D', 'X', 'C', 'K', 'P', 'T', '0', '1'};
+
+uint64_t metadata_hash(const std::string &json) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : json) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+static std::string hex(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)v);
+  return buf;
+}
+
+static std::string rank_file(int rank) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "rank-%04d.ckpt", rank);
+  return buf;
+}
+
+static std::string step_dir(int64_t step) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "step-%09lld", (long long)step);
+  return buf;
+}
+
+// Writes bytes to path through path.tmp, fsync and rename; then fsyncs the
+// directory so the rename itself is durable.
+static void write_atomically(const fs::path &path, const std::string &bytes) {
+  const fs::path tmp = path.string() + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  DXRT_CHECK(fd >= 0, str("cannot create the checkpoint file '", tmp.string(), "': ", std::strerror(errno)),
+             "give --checkpoint-dir a writable directory");
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      DXRT_FAIL(str("writing the checkpoint file '", tmp.string(), "' failed: ", std::strerror(e)),
+                "is the disk full? The previous checkpoint is intact");
+    }
+    done += size_t(w);
+  }
+  const bool synced = ::fsync(fd) == 0;
+  const int sync_errno = errno;
+  ::close(fd);
+  if (!synced) {
+    ::unlink(tmp.c_str());
+    DXRT_FAIL(str("fsync of the checkpoint file '", tmp.string(), "' failed: ", std::strerror(sync_errno)),
+              "the previous checkpoint is intact");
+  }
+  DXRT_CHECK(::rename(tmp.c_str(), path.c_str()) == 0,
+             str("cannot rename '", tmp.string(), "' to '", path.string(), "': ", std::strerror(errno)), "");
+  int dfd = ::open(path.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+static Json progress_json(const Progress &p) {
+  return Json{{"epoch", p.epoch},
+              {"step_in_epoch", p.step_in_epoch},
+              {"step", p.step},
+              {"train_time_s", p.train_time_s},
+              {"elapsed_s", p.elapsed_s},
+              {"epoch_time_s", p.epoch_time_s},
+              {"loss_sum", p.loss_sum},
+              {"samples", p.samples},
+              {"comm_time_s", p.comm_time_s},
+              {"lr", p.lr},
+              {"last_finite_loss", std::isfinite(p.last_finite_loss) ? Json(p.last_finite_loss) : Json(nullptr)},
+              {"last_finite_step", p.last_finite_step},
+              {"target_met", p.target_met},
+              {"target_epoch", p.target_epoch},
+              {"target_time_s", p.target_time_s}};
+}
+
+static Progress progress_from(const Json &j) {
+  Progress p;
+  p.epoch = j.at("epoch").get<int64_t>();
+  p.step_in_epoch = j.at("step_in_epoch").get<int64_t>();
+  p.step = j.at("step").get<int64_t>();
+  p.train_time_s = j.at("train_time_s").get<double>();
+  p.elapsed_s = j.at("elapsed_s").get<double>();
+  p.epoch_time_s = j.at("epoch_time_s").get<double>();
+  p.loss_sum = j.at("loss_sum").get<double>();
+  p.samples = j.at("samples").get<double>();
+  p.comm_time_s = j.at("comm_time_s").get<double>();
+  p.lr = j.at("lr").get<double>();
+  p.last_finite_loss = j.at("last_finite_loss").is_null() ? NAN : j.at("last_finite_loss").get<double>();
+  p.last_finite_step = j.at("last_finite_step").get<int64_t>();
+  p.target_met = j.at("target_met").get<bool>();
+  p.target_epoch = j.at("target_epoch").get<int64_t>();
+  p.target_time_s = j.at("target_time_s").get<double>();
+  return p;
+}
+
+Checkpointer::Checkpointer(const Metadata &meta, const RunConfig &cfg, World &world)
+    : meta_(meta), cfg_(cfg), world_(world), dir_(cfg.checkpoint_dir), meta_hash_(metadata_hash(meta.json)) {}
+
+template <typename T> static void append(std::string &out, const T &v) {
+  out.append(reinterpret_cast<const char *>(&v), sizeof v);
+}
+static void append_floats(std::string &out, const Floats &v) {
+  append(out, uint64_t(v.size()));
+  out.append(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(float));
+}
+
+std::string Checkpointer::write(const Progress &p, const Arenas &a) {
+  const fs::path dir = fs::path(dir_) / step_dir(p.step);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  DXRT_CHECK(!ec, str("cannot create the checkpoint directory '", dir.string(), "': ", ec.message()),
+             "give --checkpoint-dir a writable directory");
+  Json head{{"model", meta_.model},
+            {"metadata_hash", hex(meta_hash_)},
+            {"ranks", world_.size()},
+            {"rank", world_.rank()},
+            {"per_rank_batch", cfg_.per_rank_batch},
+            {"seed", cfg_.seed},
+            {"epochs", cfg_.epochs},
+            {"sync", cfg_.sync.str()},
+            {"progress", progress_json(p)}};
+  const std::string head_text = head.dump();
+  std::string bytes(kMagic, sizeof kMagic);
+  append(bytes, uint64_t(head_text.size()));
+  bytes += head_text;
+  // Only the gradients' side values are not state; the gradients are not either.
+  append_floats(bytes, a.params);
+  append_floats(bytes, a.buffers);
+  append_floats(bytes, a.state);
+  append(bytes, uint32_t(crc32(0L, reinterpret_cast<const Bytef *>(bytes.data()), uInt(bytes.size()))));
+  write_atomically(dir / rank_file(world_.rank()), bytes);
+
+  world_.barrier(); // every rank's file is durable
+  if (world_.is_root()) {
+    Json done{{"model", meta_.model}, {"ranks", world_.size()}, {"epoch", p.epoch},
+              {"step_in_epoch", p.step_in_epoch}, {"step", p.step}};
+    write_atomically(dir / "DONE", done.dump() + "\n");
+    prune();
+  }
+  world_.barrier();
+  return dir.string();
+}
+
+// Deletes all but the newest `keep` complete checkpoints, and incomplete
+// ones older than the newest complete one (left by a crash).
+void Checkpointer::prune() {
+  std::vector<std::pair<std::string, bool>> found; // name, complete
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir_, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() && name.rfind("step-", 0) == 0) found.push_back({name, fs::exists(e.path() / "DONE")});
+  }
+  std::sort(found.begin(), found.end()); // zero-padded names sort by step
+  int64_t kept = 0;
+  bool newer_complete = false;
+  for (auto it = found.rbegin(); it != found.rend(); ++it) {
+    bool drop = it->second ? ++kept > cfg_.keep_checkpoints : newer_complete;
+    if (it->second) newer_complete = true;
+    if (drop) fs::remove_all(fs::path(dir_) / it->first, ec);
+  }
+}
+
+std::string Checkpointer::newest() {
+  char path[4096] = {0};
+  if (world_.is_root()) {
+    std::string best;
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(dir_, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_directory() && name.rfind("step-", 0) == 0 && fs::exists(e.path() / "DONE") && name > best) best = name;
+    }
+    if (!best.empty()) std::snprintf(path, sizeof path, "%s", (fs::path(dir_) / best).c_str());
+  }
+  world_.broadcast(path, sizeof path, 0);
+  return path;
+}
+
+// An error every rank meets alike.
+static Error collective(std::string what, std::string hint, int line) {
+  Error e(std::move(what), std::move(hint), __FILE__, line);
+  e.collective = true;
+  return e;
+}
+
+static void read_floats(const std::string &bytes, size_t *pos, Floats &into, const char *what, const std::string &file) {
+  uint64_t n = 0;
+  DXRT_CHECK(*pos + sizeof n <= bytes.size(), str("checkpoint file '", file, "' is truncated"), "");
+  std::memcpy(&n, bytes.data() + *pos, sizeof n);
+  *pos += sizeof n;
+  DXRT_CHECK(n == into.size(),
+             str("checkpoint file '", file, "' holds ", n, " ", what, " values, the model has ", into.size()),
+             "the checkpoint is of another build of the model");
+  DXRT_CHECK(*pos + n * sizeof(float) <= bytes.size(), str("checkpoint file '", file, "' is truncated"), "");
+  std::memcpy(into.data(), bytes.data() + *pos, n * sizeof(float));
+  *pos += n * sizeof(float);
+}
+
+Progress Checkpointer::load(const std::string &path, Arenas &a) {
+  // DONE says how many ranks wrote the checkpoint: every rank reads it, so a
+  // different rank count is refused by all of them alike.
+  const fs::path dir(path);
+  std::FILE *f = std::fopen((dir / "DONE").c_str(), "rb");
+  if (!f) throw collective(str("the checkpoint '", path, "' is incomplete (no DONE marker)"), "", __LINE__);
+  std::string done_text;
+  char buf[4096];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) done_text.append(buf, n);
+  std::fclose(f);
+  Json done = Json::parse(done_text, nullptr, false);
+  if (done.is_discarded() || !done.contains("ranks") || !done.contains("model"))
+    throw collective(str("the checkpoint's marker '", (dir / "DONE").string(), "' is corrupt"), "", __LINE__);
+  if (done["model"] != meta_.model)
+    throw collective(str("the checkpoint '", path, "' is of the model '", done["model"].get<std::string>(),
+                         "', not '", meta_.model, "'"),
+                     "give --checkpoint-dir the checkpoints of this model", __LINE__);
+  if (done["ranks"].get<int64_t>() != world_.size())
+    throw collective(str("the checkpoint '", path, "' was written by ", done["ranks"].get<int64_t>(), " rank(s); this run has ",
+                         world_.size()),
+                     str("resume with mpirun -np ", done["ranks"].get<int64_t>(),
+                         ": the data order and optimizer state belong to that rank count"),
+                     __LINE__);
+
+  const std::string file = (dir / rank_file(world_.rank())).string();
+  std::FILE *rf = std::fopen(file.c_str(), "rb");
+  DXRT_CHECK(rf, str("cannot open the checkpoint file '", file, "': ", std::strerror(errno)), "");
+  std::string bytes;
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, rf)) > 0;) bytes.append(buf, n);
+  std::fclose(rf);
+
+  const std::string corrupt = str("the checkpoint file '", file, "' is corrupt");
+  DXRT_CHECK(bytes.size() >= sizeof kMagic + 8 + 4 && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,
+             str(corrupt, " (not a DeepEx checkpoint)"), "");
+  uint32_t stored = 0;
+  std::memcpy(&stored, bytes.data() + bytes.size() - 4, 4);
+  DXRT_CHECK(stored == uint32_t(crc32(0L, reinterpret_cast<const Bytef *>(bytes.data()), uInt(bytes.size() - 4))),
+             str(corrupt, " (checksum mismatch)"), "delete this checkpoint's directory to resume from an older one");
+  uint64_t head_len = 0;
+  std::memcpy(&head_len, bytes.data() + sizeof kMagic, 8);
+  size_t pos = sizeof kMagic + 8;
+  DXRT_CHECK(pos + head_len <= bytes.size(), str(corrupt, " (bad header length)"), "");
+  Json head = Json::parse(bytes.substr(pos, head_len), nullptr, false);
+  DXRT_CHECK(!head.is_discarded(), str(corrupt, " (bad header)"), "");
+  pos += head_len;
+
+  if (head.value("metadata_hash", "") != hex(meta_hash_))
+    throw collective(str("the checkpoint '", path, "' is of a different build of the model '", meta_.model,
+                         "' (its metadata differs: layers, optimizer or data)"),
+                     "resume with the executable that wrote it, or start afresh in another --checkpoint-dir", __LINE__);
+  if (head.value("per_rank_batch", int64_t(0)) != cfg_.per_rank_batch)
+    throw collective(str("the checkpoint '", path, "' was trained with batch ", head.value("per_rank_batch", int64_t(0)),
+                         " per rank; this run asks for ", cfg_.per_rank_batch),
+                     "resume with the same --batch: the data order depends on it", __LINE__);
+  if (head.value("seed", int64_t(-1)) != cfg_.seed)
+    throw collective(str("the checkpoint '", path, "' was trained with seed ", head.value("seed", int64_t(-1)),
+                         "; this run asks for seed ", cfg_.seed),
+                     "resume with the same --seed: the data order and dropout depend on it", __LINE__);
+  DXRT_CHECK(head.value("rank", -1) == world_.rank(), str(corrupt, " (it is rank ", head.value("rank", -1), "'s file)"), "");
+
+  read_floats(bytes, &pos, a.params, "parameter", file);
+  read_floats(bytes, &pos, a.buffers, "buffer", file);
+  read_floats(bytes, &pos, a.state, "optimizer state", file);
+  DXRT_CHECK(pos + 4 == bytes.size(), str(corrupt, " (trailing bytes)"), "");
+  try {
+    return progress_from(head.at("progress"));
+  } catch (const Json::exception &e) {
+    DXRT_FAIL(str(corrupt, " (progress: ", e.what(), ")"), "");
+  }
+}
+
+} // namespace dxrt

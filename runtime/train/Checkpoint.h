@@ -1,0 +1,57 @@
+// Checkpoints: what a run needs to continue exactly where it stopped.
+//
+// Layout: DIR/step-000001876/ holds rank-0000.ckpt .. rank-(N-1).ckpt and,
+// once every rank's file is on disk, DONE. Only a checkpoint with DONE is
+// complete; resuming takes the newest complete one. Each file is written to
+// a temporary name, fsync'ed and renamed, and the directory fsync'ed, so a
+// crash at any moment leaves the previous checkpoints intact. After a new
+// checkpoint is complete, rank 0 deletes all but the newest `keep`.
+//
+// A rank file: "DXCKPT01", a JSON header (model, metadata hash, ranks, rank,
+// batch, seed, progress), the parameter, buffer and optimizer-state arenas,
+// and a CRC-32 of everything before it. Resuming checks all of it and
+// refuses a checkpoint of another model, rank count, batch or seed.
+#pragma once
+
+#include "comm/World.h"
+#include "model/Arenas.h"
+#include "model/Metadata.h"
+#include "train/Config.h"
+#include "train/Progress.h"
+
+#include <string>
+
+namespace dxrt {
+
+class Checkpointer {
+public:
+  Checkpointer(const Metadata &meta, const RunConfig &cfg, World &world);
+
+  // Writes this rank's file and, once all ranks have, DONE. Collective.
+  // Returns the checkpoint's directory.
+  std::string write(const Progress &p, const Arenas &a);
+
+  // The newest complete checkpoint in the checkpoint directory, as rank 0
+  // sees it ("" when there is none). Collective.
+  std::string newest();
+
+  // Reads this rank's part of the checkpoint at `path` into the arenas and
+  // returns its progress. Throws dxrt::Error (collective when every rank
+  // sees the same problem) when it does not belong to this run or is corrupt.
+  Progress load(const std::string &path, Arenas &a);
+
+  const std::string &dir() const { return dir_; }
+
+private:
+  void prune();
+  const Metadata &meta_;
+  const RunConfig &cfg_;
+  World &world_;
+  std::string dir_;
+  uint64_t meta_hash_;
+};
+
+// FNV-1a 64 of the metadata text: a checkpoint's model identity.
+uint64_t metadata_hash(const std::string &json);
+
+} // namespace dxrt

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Starts a training command, waits until its metrics log holds N epoch
+# events, sends SIGTERM (to the command, or with --ranks to its child
+# processes: the ranks mpirun started, as a batch scheduler signals them),
+# and exits with the command's exit status.
+#   interrupt.sh --log F.jsonl --epochs N [--ranks] -- command args...
+set -u
+log= epochs=1 ranks=0
+while [ "$1" != "--" ]; do
+  case "$1" in
+    --log) log=$2; shift 2 ;;
+    --epochs) epochs=$2; shift 2 ;;
+    --ranks) ranks=1; shift ;;
+    *) echo "interrupt.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+shift
+"$@" &
+pid=$!
+for _ in $(seq 1 1200); do
+  n=$(grep -c '"event":"epoch"' "$log" 2>/dev/null || true)
+  [ "${n:-0}" -ge "$epochs" ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+sleep 0.3 # into the next epoch: the checkpoint is a mid-epoch one
+if [ $ranks = 1 ]; then pkill -TERM -P $pid; else kill -TERM $pid; fi
+wait $pid
