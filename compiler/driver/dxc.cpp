@@ -2,6 +2,8 @@
 //
 //   dxc check FILE [--print-model] [--emit=ast]
 //   dxc compile FILE -o OUT [--target=cpu|cuda] [--emit=STAGE]
+//   dxc report LOG.jsonl... [-o DIR] [--project N,... --network NET]
+//   dxc study FILE --ranks N,... [--epochs N] [-o DIR]
 //
 // Exit codes: 0 success, 1 errors in the input, 2 usage errors.
 #include "driver/Compile.h"
@@ -9,6 +11,8 @@
 #include "driver/ModelTable.h"
 #include "driver/VerifyDiagnostics.h"
 #include "frontend/ASTDump.h"
+#include "report/Report.h"
+#include "report/Study.h"
 #include "sema/Sema.h"
 
 #include <CLI/CLI.hpp>
@@ -147,7 +151,7 @@ int runSplit(const Options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
-  CLI::App app{"dxc: the DeepEx compiler. Checks .dx files and compiles them to native training executables."};
+  CLI::App app{"dxc: the DeepEx compiler. Checks .dx files, compiles them to native training executables, and reports on training runs."};
   app.set_version_flag("--version", std::string("dxc (DeepEx) ") + DX_VERSION);
   app.require_subcommand(1);
   Options o;
@@ -175,6 +179,56 @@ int main(int argc, char **argv) {
   compile->add_flag("--remarks", o.remarks, "show the code generator's remarks (e.g. buffers the memory plan left on the heap)");
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
 
+  dx::report::ReportOptions ro;
+  CLI::App *report = app.add_subcommand(
+      "report", "read training runs' metrics logs: speed-up, learning speed-up, tables, plots, an HTML page");
+  report->add_option("logs", ro.logs, "the metrics logs (JSON lines) of the runs")->required()->type_name("LOG.jsonl");
+  report->add_option("-o,--output", ro.outDir, "the directory to write the report to (default: report)")->type_name("DIR");
+  dx::report::StudyOptions so;
+  CLI::App *study = app.add_subcommand(
+      "study", "compile a .dx file once, train it under mpirun at each rank count, and write the report");
+  study->add_option("file", o.input, "the .dx file")->required();
+  study->add_option("--ranks", so.ranks, "the rank counts to run, e.g. 1,2,4")
+      ->required()->delimiter(',')->check(CLI::PositiveNumber)->type_name("N,...");
+  study->add_option("--epochs", so.epochs, "epochs of every run (default: the train block's)")
+      ->check(CLI::PositiveNumber)->type_name("N");
+  study->add_option("--batch", so.batch, "batch size per rank (default: the train block's)")
+      ->check(CLI::PositiveNumber)->type_name("N");
+  study->add_option("--seed", so.seed, "seed of every run")->check(CLI::NonNegativeNumber)->type_name("N");
+  study->add_option("--max-steps", so.maxSteps, "stop every run after N steps")->check(CLI::PositiveNumber)->type_name("N");
+  study->add_flag("--synthetic", so.synthetic, "train on random data (throughput only)");
+  study->add_flag("--stop-at-target", so.stopAtTarget, "stop each run once the train block's target is met");
+  study->add_option("--lr-scaling", so.lrScaling,
+                    "none, or linear: multiply the learning rate by the ranks (the warm-up is the schedule's)")
+      ->check(CLI::IsMember({"none", "linear"}));
+  study->add_option("--sync", so.sync, "sync modes to compare: allreduce, average:K (e.g. allreduce,average:8)")
+      ->delimiter(',')
+      ->check(CLI::Validator([](std::string &m) { return dx::report::checkSyncMode(m); }, "MODE", "sync mode"))
+      ->type_name("MODE,...");
+  study->add_option("-o,--output", so.outDir, "the directory for the executable, the runs' logs and the report "
+                                              "(default: STEM-study)")->type_name("DIR");
+  study->add_option("--mpirun", so.mpirun, "the mpirun to use (default: mpirun on PATH)")->type_name("PATH");
+  study->add_flag("--verbose", so.verbose, "show the runs' output instead of writing it to DIR/runs/*.out");
+  study->add_option("--cpu", o.cpu, "the CPU to generate code for (default x86-64-v3)");
+  study->add_option("--stdlib-dir", o.stdlibDir, "where 'use std.NAME' finds NAME.dx");
+  study->add_option("--color", o.color, "colour diagnostics: auto | always | never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  // The projection, for both.
+  for (auto [sub, opts] : {std::pair{report, &ro}, std::pair{study, &so.report}}) {
+    CLI::Option *project = sub->add_option("--project", opts->project,
+                                           "also project the speed-up to these rank counts with an alpha-beta model "
+                                           "of all-reduce, e.g. 6,96,1536,12288")
+                               ->delimiter(',')->check(CLI::PositiveNumber)->type_name("N,...");
+    CLI::Option *network =
+        sub->add_option("--network", opts->network, "the network of the projection: summit, hopper, or a JSON file")
+            ->type_name("NAME|FILE");
+    project->needs(network);
+    network->needs(project);
+    sub->add_option("--compute-time", opts->computeTime,
+                    "the projection's compute time per step in seconds (default: measured)")
+        ->check(CLI::PositiveNumber)->type_name("SECONDS");
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -187,7 +241,32 @@ int main(int argc, char **argv) {
     app.exit(e);
     return 2;
   }
+  if (report->parsed()) {
+    try {
+      return dx::report::runReport(ro, std::cout, std::cerr);
+    } catch (const std::exception &e) {
+      std::cerr << "dxc: internal error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   o.command = check->parsed() ? "check" : "compile";
+  if (study->parsed()) {
+    so.input = o.input;
+    return dx::runWithLargeStack([&]() {
+      try {
+        auto compileOnce = [&](const std::string &exe) {
+          Options c = o;
+          c.command = "compile";
+          c.output = exe;
+          return runOne(c, std::nullopt);
+        };
+        return dx::report::runStudy(so, compileOnce, std::cout, std::cerr);
+      } catch (const std::exception &e) {
+        std::cerr << "dxc: internal error: " << e.what() << "\n";
+        return 1;
+      }
+    });
+  }
   return dx::runWithLargeStack([&]() {
     try {
       return o.split ? runSplit(o) : runOne(o, std::nullopt);

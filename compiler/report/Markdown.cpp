@@ -1,0 +1,52 @@
+#include "report/Document.h"
+
+#include "report/Tables.h"
+
+namespace dx::report {
+
+const char *const kDefinitions[] = {
+    "epoch s: mean epoch time, sum(epoch_time_s) / sum(steps) * steps_per_epoch",
+    "samples/s: the runs' samples_per_s weighted by epoch time, i.e. samples trained / training time",
+    "speed-up: epoch time of the smallest rank count N0 / epoch time; efficiency: speed-up * N0 / ranks",
+    "epochs and time to target: the epoch, and the cumulative training time (train_time_s), at which the target "
+    "was first met",
+    "learning speed-up: time to target of N0 / time to target; \"not reached\" if the run never met the target, "
+    "\"n/a\" if the baseline did not",
+    "final accuracy: validation accuracy after the last epoch",
+    nullptr};
+
+const char *const kProjectionDefinition =
+    "A MODEL, not a measurement: step time = compute + all-reduce time (no overlap), with alpha-beta costs of "
+    "ring, tree and hierarchical all-reduce (docs/scaling-model.md); speed-up = (N / N0) * step(N0) / step(N); "
+    "efficiency of the best algorithm.";
+
+std::string renderMarkdownReport(const ReportDoc &doc) {
+  std::string md = "# DeepEx scaling report\n\n";
+  md += "Logs:";
+  for (const std::string &l : doc.logs) md += " `" + l + "`";
+  md += "\n\n";
+  for (const std::string &n : doc.notes) md += "- note: " + n + "\n";
+  if (!doc.notes.empty()) md += "\n";
+  for (const SeriesSection &sec : doc.sections) {
+    const Series &s = *sec.series;
+    md += "## " + s.title() + "\n\n" + s.description() + "\n\n";
+    md += renderMarkdown(sec.table) + "\n";
+    for (const std::string &n : s.notes) md += "- note: " + n + "\n";
+    if (!s.notes.empty()) md += "\n";
+    for (const NamedChart &c : sec.charts) md += "![" + c.chart.title + "](" + c.file + ")\n";
+    md += "\n";
+    if (sec.projection) {
+      const Projection &p = *sec.projection;
+      md += "### Projection (model, not measured): " + s.model + " on " + p.net.name + "\n\n";
+      md += p.net.description + ". Source: " + p.net.source + ".\n\n";
+      for (const std::string &n : p.in.notes) md += "- " + n + "\n";
+      md += "\n" + renderMarkdown(*sec.projectionTable) + "\n" + kProjectionDefinition + "\n\n";
+      if (sec.projectionChart) md += "![" + sec.projectionChart->chart.title + "](" + sec.projectionChart->file + ")\n\n";
+    }
+  }
+  md += "## Definitions\n\n";
+  for (int i = 0; kDefinitions[i]; ++i) md += "- " + std::string(kDefinitions[i]) + "\n";
+  return md;
+}
+
+} // namespace dx::report
