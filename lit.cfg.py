@@ -25,8 +25,13 @@ config.environment["OMP_NUM_THREADS"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+# Shared-memory transfers by copy-in/copy-out: on this VM the single-copy
+# mechanism (CMA) made each 1 MB all-reduce 3.5x slower (docs/cli.md).
+config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
 config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc")))
 config.substitutions.append(("%mpirun", "mpirun --oversubscribe --bind-to none"))
-config.substitutions.append(("%build", build_dir))  # libdxrt.a, the gradcheck runner
+config.substitutions.append(("%build", build_dir))
+# Debian's python3 (with python3-torch), whatever python3 is first on PATH.
+config.substitutions.append(("%python_torch", "/usr/bin/python3"))  # libdxrt.a, the gradcheck runner
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))

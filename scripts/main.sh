@@ -20,6 +20,9 @@ echo
 echo "== mpirun -np 2 build/examples/mlp --batch 32 --log runs/mlp.jsonl"
 # Open MPI refuses root unless told; CI machines run as root.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# On VMs like this one, Open MPI's single-copy shared-memory path (CMA) is
+# slower than plain copies for the MLP's 1 MB all-reduce (see docs/cli.md).
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 mpirun -np 2 --oversubscribe --bind-to none ./build/examples/mlp --batch 32 --checkpoint-dir runs/checkpoints/mlp \
   --log runs/mlp.jsonl
 echo

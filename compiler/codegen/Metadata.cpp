@@ -78,6 +78,14 @@ void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceMana
       sched["milestones"] = std::move(ms);
     }
     meta["schedule"] = std::move(sched);
+    // The same for dx-build-abi, which generates dx_learning_rate from it.
+    llvm::SmallVector<mlir::NamedAttribute> schedAttrs = {
+        b.getNamedAttr("kind", b.getStringAttr(tc.schedule.kind)),
+        b.getNamedAttr("warmup_epochs", b.getF64FloatAttr(double(tc.schedule.warmupEpochs)))};
+    for (auto &[k, v] : tc.schedule.hyper) schedAttrs.push_back(b.getNamedAttr(k, b.getF64FloatAttr(v)));
+    if (!tc.schedule.milestones.empty())
+      schedAttrs.push_back(b.getNamedAttr("milestones", b.getDenseI64ArrayAttr(tc.schedule.milestones)));
+    module->setAttr("dx.schedule", b.getDictionaryAttr(schedAttrs));
     llvm::json::Object train{{"batch_per_rank", tc.batchPerRank}, {"epochs", tc.epochs}, {"seed", tc.seed},
                              {"sync", tc.sync}, {"average_every", tc.averageEvery},
                              {"checkpoint_every", tc.checkpointEvery}, {"lr_scaling", tc.lrScaling}};

@@ -42,17 +42,11 @@ void describe(mlir::Location loc, std::string &where, std::vector<std::string> &
 
 std::string stem(const std::string &path) { return std::filesystem::path(path).stem().string(); }
 
-// The libraries a model object links with: libdxrt and, statically, OpenBLAS
-// and zlib. An installed dxc finds libdxrt.a in ../lib; a build-tree dxc
-// uses the build's own.
+// The libraries a model object links with: libdxrt and what it needs
+// (OpenBLAS and zlib statically; MPI, oneDNN, OpenMP shared), as the build
+// recorded them (DX_RUNTIME_LINK, '|'-separated, libdxrt first). An
+// installed dxc takes libdxrt.a from ../lib instead of the build tree.
 std::vector<std::string> runtimeLinkArgs() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    auto installed = exe.parent_path().parent_path() / "lib" / "libdxrt.a";
-    if (std::filesystem::exists(installed, ec))
-      return {installed.string(), "-l:libopenblas.a", "-l:libz.a", "-lpthread", "-lm"};
-  }
   std::vector<std::string> args;
   std::string all = DX_RUNTIME_LINK;
   size_t start = 0;
@@ -62,6 +56,12 @@ std::vector<std::string> runtimeLinkArgs() {
     if (!a.empty()) args.push_back(a);
     if (bar == std::string::npos) break;
     start = bar + 1;
+  }
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec && !args.empty()) {
+    auto installed = exe.parent_path().parent_path() / "lib" / "libdxrt.a";
+    if (std::filesystem::exists(installed, ec)) args[0] = installed.string();
   }
   return args;
 }

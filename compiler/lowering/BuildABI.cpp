@@ -11,6 +11,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace dx {
 namespace {
 
@@ -349,11 +352,82 @@ void emitMetadata(OpBuilder &b, mlir::ModuleOp module, const Layout &l, int64_t 
                                  "dx_model_metadata", b.getStringAttr(text));
 }
 
+// dx_learning_rate(base, step, steps_per_epoch, epochs) -> lr: the train
+// block's schedule as a pure function of the step, in f64, with its
+// constants folded in. Steps count from 1; epoch e (from 0) holds steps
+// e*S+1 .. (e+1)*S. Warm-up ramps linearly over the first W*S steps:
+// base * step / (W*S). After it (epochs counted over the whole run):
+//   constant      base
+//   step          base * gamma^floor(e / every)        (PyTorch StepLR)
+//   multistep     base * gamma^#(milestones <= e)      (MultiStepLR)
+//   exponential   base * gamma^e                       (ExponentialLR)
+//   cosine        min_lr + (base - min_lr)(1 + cos(pi t/T))/2, per step, t the
+//                 steps since warm-up, T those from then to the end of the run
+void buildLearningRate(OpBuilder &b, mlir::ModuleOp module) {
+  Location loc = module.getLoc();
+  std::string kind = "constant";
+  double warmupEpochs = 0, gamma = 0.1, every = 1, minLr = 0;
+  llvm::ArrayRef<int64_t> milestones;
+  if (auto d = module->getAttrOfType<mlir::DictionaryAttr>("dx.schedule")) {
+    if (auto k = d.getAs<mlir::StringAttr>("kind")) kind = k.str();
+    auto num = [&](llvm::StringRef n, double &v) {
+      if (auto f = d.getAs<mlir::FloatAttr>(n)) v = f.getValueAsDouble();
+    };
+    num("warmup_epochs", warmupEpochs);
+    num("gamma", gamma);
+    num("every", every);
+    num("min_lr", minLr);
+    if (auto m = d.getAs<mlir::DenseI64ArrayAttr>("milestones")) milestones = m.asArrayRef();
+  }
+  mlir::Type f64 = b.getF64Type(), i64 = b.getI64Type();
+  auto fn = newExport(b, module, loc, "dx_learning_rate", {f64, i64, i64, i64}, {f64});
+  auto a = fn.getArguments();
+  Value base = a[0];
+  auto cf = [&](double v) -> Value { return b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(v)); };
+  auto ci = [&](int64_t v) -> Value { return b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(v)); };
+  auto toF = [&](Value v) -> Value { return b.create<arith::SIToFPOp>(loc, f64, v); };
+  auto mul = [&](Value x, Value y) -> Value { return b.create<arith::MulFOp>(loc, x, y); };
+  auto pow = [&](Value x, Value y) -> Value { return b.create<mlir::math::PowFOp>(loc, x, y); };
+  Value S = b.create<arith::MaxSIOp>(loc, a[2], ci(1));
+  Value t = b.create<arith::SubIOp>(loc, b.create<arith::MaxSIOp>(loc, a[1], ci(1)), ci(1)); // 0-based step
+  Value e = b.create<arith::DivSIOp>(loc, t, S);                                              // 0-based epoch
+  Value tf = toF(t), warm = mul(cf(warmupEpochs), toF(S));
+  Value lr = base;
+  if (kind == "step") {
+    Value k = b.create<arith::DivSIOp>(loc, e, ci(std::max<int64_t>(int64_t(every), 1)));
+    lr = mul(base, pow(cf(gamma), toF(k)));
+  } else if (kind == "multistep") {
+    Value passed = cf(0);
+    for (int64_t m : milestones) {
+      Value reached = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, ci(m), e);
+      passed = b.create<arith::AddFOp>(loc, passed, b.create<arith::SelectOp>(loc, reached, cf(1), cf(0)));
+    }
+    lr = mul(base, pow(cf(gamma), passed));
+  } else if (kind == "exponential") {
+    lr = mul(base, pow(cf(gamma), toF(e)));
+  } else if (kind == "cosine") {
+    Value total = b.create<arith::SubFOp>(loc, toF(b.create<arith::MulIOp>(loc, a[3], S)), warm);
+    Value done = b.create<arith::SubFOp>(loc, tf, warm);
+    Value progress = b.create<arith::MinimumFOp>(loc, b.create<arith::DivFOp>(loc, done, total), cf(1));
+    Value cosine = b.create<mlir::math::CosOp>(loc, mul(cf(M_PI), progress));
+    Value amplitude = mul(b.create<arith::SubFOp>(loc, base, cf(minLr)), cf(0.5));
+    Value annealed = b.create<arith::AddFOp>(loc, cf(minLr), mul(amplitude, b.create<arith::AddFOp>(loc, cf(1), cosine)));
+    Value noRoom = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLE, total, cf(0));
+    lr = b.create<arith::SelectOp>(loc, noRoom, base, annealed);
+  }
+  if (warmupEpochs > 0) {
+    Value inWarmup = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, tf, warm);
+    Value ramp = b.create<arith::DivFOp>(loc, mul(base, b.create<arith::AddFOp>(loc, tf, cf(1))), warm);
+    lr = b.create<arith::SelectOp>(loc, inWarmup, ramp, lr);
+  }
+  b.create<mlir::func::ReturnOp>(loc, lr);
+}
+
 struct BuildABIPass : mlir::PassWrapper<BuildABIPass, mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(BuildABIPass)
   llvm::StringRef getArgument() const override { return "dx-build-abi"; }
   llvm::StringRef getDescription() const override {
-    return "Export dx_train_step, dx_eval_step, dx_update and dx_model_metadata (see docs/abi.md)";
+    return "Export dx_train_step, dx_eval_step, dx_update, dx_learning_rate and dx_model_metadata (see docs/abi.md)";
   }
   void getDependentDialects(mlir::DialectRegistry &r) const override {
     r.insert<arith::ArithDialect, mlir::bufferization::BufferizationDialect, mlir::func::FuncDialect,
@@ -383,6 +457,7 @@ struct BuildABIPass : mlir::PassWrapper<BuildABIPass, mlir::OperationPass<mlir::
         else if (auto f = mlir::dyn_cast<mlir::FloatAttr>(attr.getValue())) hyper[attr.getName()] = f.getValueAsDouble();
       }
     if (mlir::failed(buildUpdate(b, module, l, kind, hyper))) return signalPassFailure();
+    buildLearningRate(b, module);
     emitMetadata(b, module, l, stateSlots(kind, hyper));
     // The model functions are now internal: inlined into the exports, then dropped.
     for (auto fn : module.getOps<mlir::func::FuncOp>())

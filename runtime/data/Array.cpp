@@ -2,8 +2,10 @@
 
 #include "common/Check.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 namespace dxrt {
 
@@ -30,11 +32,14 @@ const char *dtype_name(Dtype t) {
   return "?";
 }
 
-int64_t Array::numel() const {
+static int64_t product(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
 }
+
+int64_t ArrayLayout::numel() const { return product(shape); }
+int64_t Array::numel() const { return product(shape); }
 
 // Calls f(i, value as double) for every element.
 template <typename F> static void each(const Array &a, F &&f) {
@@ -59,19 +64,56 @@ template <typename F> static void each(const Array &a, F &&f) {
   }
 }
 
+// Through double, as the read path has always converted (for int64 that is
+// not the same as straight to float: double rounds first).
+template <typename T, bool Swap>
+static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float mean, float inv_std, float *out) {
+  int64_t bad = -1;
+  for (int64_t j = 0; j < count; ++j) {
+    uint8_t b[sizeof(T)];
+    std::memcpy(b, src + j * int64_t(sizeof(T)), sizeof(T));
+    if constexpr (Swap) std::reverse(b, b + sizeof(T));
+    T v;
+    std::memcpy(&v, b, sizeof(T));
+    const float f = float(double(v));
+    if constexpr (std::is_floating_point_v<T>)
+      if (bad < 0 && !std::isfinite(f)) bad = j;
+    out[j] = (f * scale - mean) * inv_std;
+  }
+  return bad;
+}
+
+template <typename T>
+static int64_t convert_as(const uint8_t *src, bool swap, int64_t count, float scale, float mean, float inv_std, float *out) {
+  return swap ? convert_as<T, true>(src, count, scale, mean, inv_std, out)
+              : convert_as<T, false>(src, count, scale, mean, inv_std, out);
+}
+
+int64_t convert(const uint8_t *src, Dtype t, bool big_endian, int64_t count, float scale, float mean, float inv_std,
+                float *out) {
+  const bool swap = big_endian; // one-byte types have no byte order
+  switch (t) {
+  case Dtype::U8: return convert_as<uint8_t, false>(src, count, scale, mean, inv_std, out);
+  case Dtype::I8: return convert_as<int8_t, false>(src, count, scale, mean, inv_std, out);
+  case Dtype::I16: return convert_as<int16_t>(src, swap, count, scale, mean, inv_std, out);
+  case Dtype::I32: return convert_as<int32_t>(src, swap, count, scale, mean, inv_std, out);
+  case Dtype::I64: return convert_as<int64_t>(src, swap, count, scale, mean, inv_std, out);
+  case Dtype::F32: return convert_as<float>(src, swap, count, scale, mean, inv_std, out);
+  case Dtype::F64: return convert_as<double>(src, swap, count, scale, mean, inv_std, out);
+  }
+  return -1;
+}
+
+void fail_non_finite(const std::string &file, int64_t element) {
+  DXRT_FAIL(str("data file '", file, "' holds a non-finite or out-of-range value at element ", element),
+            "inputs must be finite float32 numbers");
+}
+
 std::vector<float> to_floats(const Array &a) {
   std::vector<float> out(size_t(a.numel()));
-  if (a.dtype == Dtype::U8) { // the common case (images), fast
-    for (size_t i = 0; i < out.size(); ++i) out[i] = float(a.bytes[i]);
-    return out;
-  }
-  int64_t bad = -1;
-  each(a, [&](int64_t i, double v) {
-    out[size_t(i)] = float(v);
-    if (bad < 0 && !std::isfinite(out[size_t(i)])) bad = i;
-  });
-  DXRT_CHECK(bad < 0, str("data file '", a.file, "' holds a non-finite or out-of-range value at element ", bad),
-             "inputs must be finite float32 numbers");
+  // x * 1 - 0, then * 1: exactly float(x).
+  int64_t bad = convert(a.bytes.data(), a.dtype, false, a.numel(), 1.0f, 0.0f, 1.0f, out.data());
+  if (bad >= 0) fail_non_finite(a.file, bad);
   return out;
 }
 

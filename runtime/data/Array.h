@@ -1,7 +1,9 @@
-// An n-dimensional array as a file stores it (IDX, NPY), converted to host
-// byte order, before it becomes samples or labels.
+// An n-dimensional array as a file stores it (IDX, NPY): its layout, parsed
+// from the file's first bytes, and, read whole, its elements in host byte
+// order, before they become samples or labels.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,6 +14,21 @@ enum class Dtype { U8, I8, I16, I32, I64, F32, F64 };
 
 size_t dtype_size(Dtype t);
 const char *dtype_name(Dtype t);
+
+// Where and how a file holds its array: the data starts at byte `offset`,
+// C order, big-endian elements for IDX, little-endian for NPY.
+struct ArrayLayout {
+  std::vector<int64_t> shape;
+  Dtype dtype = Dtype::U8;
+  bool big_endian = false;
+  size_t offset = 0;
+  int64_t numel() const;
+};
+
+// Parse the header at the start of a file's `size` bytes and check that the
+// file holds exactly the data it announces; throw dxrt::Error naming `path`.
+ArrayLayout parse_idx(const uint8_t *bytes, size_t size, const std::string &path);
+ArrayLayout parse_npy(const uint8_t *bytes, size_t size, const std::string &path);
 
 struct Array {
   std::string file;             // for messages
@@ -26,6 +43,16 @@ struct Array {
 std::vector<float> to_floats(const Array &a);
 // Labels: integers (or floats holding integers) in [0, classes) when classes > 0, >= 0 otherwise.
 std::vector<int64_t> to_labels(const Array &a, int64_t classes);
+
+// The one conversion of inputs to model floats, for read and mapped splits:
+// out[j] = (float(x[j]) * scale - mean) * inv_std for the `count` elements x
+// of type t at src (big-endian when big_endian), each converted to float as
+// to_floats does. src may be out (in place, for f32). Returns the index of
+// the first element whose float(x[j]) is not finite, -1 when none is.
+int64_t convert(const uint8_t *src, Dtype t, bool big_endian, int64_t count, float scale, float mean, float inv_std,
+                float *out);
+// The error for a non-finite input at element `element` of `file`.
+[[noreturn]] void fail_non_finite(const std::string &file, int64_t element);
 
 // Readers: the whole file (gzip-compressed or not) as an Array.
 Array read_idx(const std::string &path);

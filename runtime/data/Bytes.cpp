@@ -6,7 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 namespace dxrt {
@@ -25,12 +29,17 @@ static size_t expected_size(const std::string &path, size_t file_size) {
   return std::min(guess, size_t(1) << 32);
 }
 
-std::vector<uint8_t> read_file(const std::string &path) {
+static void check_exists(const std::string &path) {
   std::error_code ec;
   auto status = std::filesystem::status(path, ec);
   DXRT_CHECK(std::filesystem::exists(status), str("data file '", path, "' does not exist"),
              "check the dataset block's paths; relative paths are taken from the current directory, or from --data-dir");
   DXRT_CHECK(std::filesystem::is_regular_file(status), str("data file '", path, "' is not a regular file"), "");
+}
+
+std::vector<uint8_t> read_file(const std::string &path) {
+  check_exists(path);
+  std::error_code ec;
   gzFile f = gzopen(path.c_str(), "rb");
   DXRT_CHECK(f != nullptr, str("cannot open data file '", path, "': ", std::strerror(errno)), "");
   gzbuffer(f, 1 << 17);
@@ -60,6 +69,29 @@ std::vector<uint8_t> read_file(const std::string &path) {
                  errnum != Z_OK ? msg : rc == Z_BUF_ERROR ? "the compressed stream ends early (truncated .gz)" : "gzclose failed"),
              "the file is damaged or truncated; download or generate it again");
   return out;
+}
+
+MappedFile::~MappedFile() {
+  if (data) munmap(const_cast<uint8_t *>(data), size);
+}
+
+std::shared_ptr<const MappedFile> map_file(const std::string &path) {
+  check_exists(path);
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  DXRT_CHECK(fd >= 0, str("cannot open data file '", path, "': ", std::strerror(errno)), "");
+  struct stat st {};
+  unsigned char magic[2] = {0, 0};
+  const bool ok = fstat(fd, &st) == 0;
+  const bool gzip = ok && st.st_size >= 2 && pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  void *p = ok && !gzip && st.st_size > 0 ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_SHARED, fd, 0) : nullptr;
+  const int err = errno;
+  close(fd);
+  if (gzip) return nullptr;
+  DXRT_CHECK(ok && p != MAP_FAILED, str("cannot map data file '", path, "': ", std::strerror(err)), "");
+  auto file = std::make_shared<MappedFile>();
+  file->data = static_cast<const uint8_t *>(p); // null for an empty file
+  file->size = size_t(st.st_size);
+  return file;
 }
 
 } // namespace dxrt

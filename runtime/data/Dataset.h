@@ -1,8 +1,15 @@
-// A dataset as the runtime holds it: every split fully in memory as f32
-// samples (already normalised) and int64 labels.
+// A dataset as the runtime holds it: each split's labels in memory (int64),
+// its samples either in memory as normalised f32 (read splits) or as a
+// read-only mapping of the file, converted and normalised as gather() copies
+// them (mapped splits: uncompressed IDX and NPY under Access::Map; gzip, CSV
+// and synthetic splits are always read).
 #pragma once
 
+#include "data/Array.h"
+#include "data/Bytes.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,25 +31,50 @@ struct DatasetSpec {
   bool labelled() const;
 };
 
+// x * scale, then (x - mean) / std, per channel: channel c of a sample is
+// its elements [c * plane, (c + 1) * plane).
+struct Normalization {
+  float scale = 1;
+  std::vector<float> mean, inv_std; // one per channel
+  int64_t plane = 0;
+};
+
 struct Split {
   std::string name;            // "train" or "test"
   std::string source;          // the inputs file, for messages
   int64_t n = 0;               // samples
   int64_t sample_floats = 0;
-  std::vector<float> x;        // n * sample_floats
+  std::vector<float> x;        // read splits: n * sample_floats, normalised
+  // Mapped splits (x empty): the inputs file, where its samples start, how
+  // they are stored and how they are normalised.
+  std::shared_ptr<const MappedFile> file;
+  const uint8_t *data = nullptr; // sample 0, inside *file
+  Dtype dtype = Dtype::U8;
+  bool big_endian = false;
+  Normalization norm;
   std::vector<int64_t> y;      // n labels when has_labels
   bool has_labels = false;
+  bool mapped() const { return file != nullptr; }
 };
 
-// Reads one split (`files` = the metadata's train or test list) and checks it
+// Read: every split in memory. Map: uncompressed IDX and NPY inputs mapped
+// (gzip-compressed files and CSV are read all the same).
+enum class Access { Read, Map };
+
+// Loads one split (`files` = the metadata's train or test list) and checks it
 // against the spec: sample size, label count, label range. Relative paths are
 // taken relative to data_dir when it is not empty. Throws dxrt::Error naming
 // the file and what is wrong.
 Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files, const std::string &which,
-                 const std::string &data_dir);
+                 const std::string &data_dir, Access access = Access::Read);
 
-// x <- (x * scale - mean) / std, per channel when mean/std list one value per
-// channel (sample[0]).
+// The spec's normalisation for samples of sample_floats elements; throws
+// unless mean and std list one value or one per channel (sample[0]), and std
+// is positive.
+Normalization normalization(const DatasetSpec &spec, int64_t sample_floats);
+
+// A read split's x <- (x * scale - mean) / std, per channel when mean/std
+// list one value per channel (sample[0]).
 void normalize(Split &split, const DatasetSpec &spec);
 
 // A split of n samples of N(0, 1) inputs and uniform labels in [0, classes)

@@ -13,14 +13,13 @@ static_assert(std::endian::native == std::endian::little, "the readers assume a 
 
 static uint32_t be32(const uint8_t *p) { return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3]; }
 
-Array read_idx(const std::string &path) {
-  std::vector<uint8_t> bytes = read_file(path);
+ArrayLayout parse_idx(const uint8_t *bytes, size_t size, const std::string &path) {
   const std::string what = str("IDX file '", path, "'");
   const std::string hint = "an IDX file starts with 0x00 0x00, a type byte and a dimension count (MNIST format)";
-  DXRT_CHECK(bytes.size() >= 4, str(what, " is too short for a header (", bytes.size(), " bytes)"), hint);
+  DXRT_CHECK(size >= 4, str(what, " is too short for a header (", size, " bytes)"), hint);
   DXRT_CHECK(bytes[0] == 0 && bytes[1] == 0, str(what, " does not start with the IDX magic 0x00 0x00"), hint);
-  Array a;
-  a.file = path;
+  ArrayLayout a;
+  a.big_endian = true;
   switch (bytes[2]) {
   case 0x08: a.dtype = Dtype::U8; break;
   case 0x09: a.dtype = Dtype::I8; break;
@@ -32,9 +31,9 @@ Array read_idx(const std::string &path) {
   }
   int ndim = bytes[3];
   DXRT_CHECK(ndim >= 1, str(what, " has 0 dimensions"), hint);
-  size_t header = 4 + 4 * size_t(ndim);
-  DXRT_CHECK(bytes.size() >= header, str(what, " is truncated inside its header (", ndim, " dimensions need ", header,
-                                         " bytes, the file has ", bytes.size(), ")"), hint);
+  a.offset = 4 + 4 * size_t(ndim);
+  DXRT_CHECK(size >= a.offset, str(what, " is truncated inside its header (", ndim, " dimensions need ", a.offset,
+                                   " bytes, the file has ", size, ")"), hint);
   uint64_t numel = 1;
   for (int d = 0; d < ndim; ++d) {
     uint32_t dim = be32(&bytes[4 + 4 * size_t(d)]);
@@ -42,15 +41,25 @@ Array read_idx(const std::string &path) {
     numel *= dim;
     DXRT_CHECK(numel <= (uint64_t(1) << 40), str(what, " claims an absurd size ", shape_str(a.shape)), hint);
   }
-  size_t esize = dtype_size(a.dtype);
-  uint64_t want = numel * esize, have = bytes.size() - header;
+  uint64_t want = numel * dtype_size(a.dtype), have = size - a.offset;
   DXRT_CHECK(have >= want, str(what, " is truncated: its header says ", shape_str(a.shape), " ", dtype_name(a.dtype),
                                " = ", want, " bytes of data, the file has ", have),
              "download or generate the file again");
   DXRT_CHECK(have == want, str(what, " has ", have - want, " bytes after the ", shape_str(a.shape), " ",
                                dtype_name(a.dtype), " data its header announces"), hint);
-  bytes.erase(bytes.begin(), bytes.begin() + long(header));
+  return a;
+}
+
+Array read_idx(const std::string &path) {
+  std::vector<uint8_t> bytes = read_file(path);
+  ArrayLayout l = parse_idx(bytes.data(), bytes.size(), path);
+  Array a;
+  a.file = path;
+  a.shape = l.shape;
+  a.dtype = l.dtype;
+  bytes.erase(bytes.begin(), bytes.begin() + long(l.offset));
   a.bytes = std::move(bytes);
+  const size_t esize = dtype_size(a.dtype);
   if (esize > 1) // big-endian -> host (little-endian x86/ARM)
     for (size_t i = 0; i < a.bytes.size(); i += esize) std::reverse(&a.bytes[i], &a.bytes[i] + esize);
   return a;

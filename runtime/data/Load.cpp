@@ -1,5 +1,5 @@
-// From the dataset block to in-memory splits: read, check against the
-// metadata, normalise.
+// From the dataset block to splits: read or map, check against the metadata,
+// normalise (read splits now, mapped ones as gather() copies their samples).
 #include "common/Check.h"
 #include "data/Array.h"
 #include "data/Csv.h"
@@ -24,24 +24,42 @@ std::string resolve_path(const std::string &name, const std::string &data_dir) {
 
 static std::vector<int64_t> tail(const std::vector<int64_t> &shape) { return {shape.begin() + 1, shape.end()}; }
 
-// An IDX or NPY split: inputs [N, ...sample] and labels [N].
-static Split load_arrays(const DatasetSpec &spec, const std::vector<std::string> &paths, Split s) {
-  auto read = [&](const std::string &p) { return spec.format == "idx" ? read_idx(p) : read_npy(p); };
-  Array in = read(paths[0]);
+// An IDX or NPY split: inputs [N, ...sample] and labels [N]. With Access::Map
+// an uncompressed inputs file is mapped instead of read; labels are read.
+static Split load_arrays(const DatasetSpec &spec, const std::vector<std::string> &paths, Split s, Access access) {
+  const bool idx = spec.format == "idx";
+  auto read = [&](const std::string &p) { return idx ? read_idx(p) : read_npy(p); };
+  std::shared_ptr<const MappedFile> file = access == Access::Map ? map_file(paths[0]) : nullptr; // null: gzip
+  Array in;
+  ArrayLayout layout;
+  if (file) {
+    layout = idx ? parse_idx(file->data, file->size, paths[0]) : parse_npy(file->data, file->size, paths[0]);
+  } else {
+    in = read(paths[0]);
+    layout.shape = in.shape;
+  }
+  const std::vector<int64_t> &shape = layout.shape;
   const int64_t want = spec.sample_floats();
-  DXRT_CHECK(in.shape.size() >= 2 || (in.shape.size() == 1 && want == 1),
-             str(s.name, " inputs '", paths[0], "' have shape ", shape_str(in.shape),
+  DXRT_CHECK(shape.size() >= 2 || (shape.size() == 1 && want == 1),
+             str(s.name, " inputs '", paths[0], "' have shape ", shape_str(shape),
                  ": expected [N, ...sample] with sample ", shape_str(spec.sample)),
              "the first dimension counts the samples");
-  s.n = in.shape[0];
-  int64_t per = s.n ? in.numel() / s.n : 0;
-  std::vector<int64_t> sample = tail(in.shape);
-  DXRT_CHECK(s.n > 0, str(s.name, " inputs '", paths[0], "' hold no samples (shape ", shape_str(in.shape), ")"), "");
+  s.n = shape[0];
+  int64_t per = s.n ? layout.numel() / s.n : 0;
+  std::vector<int64_t> sample = tail(shape);
+  DXRT_CHECK(s.n > 0, str(s.name, " inputs '", paths[0], "' hold no samples (shape ", shape_str(shape), ")"), "");
   DXRT_CHECK(per == want,
              str(s.name, " inputs '", paths[0], "' hold samples of shape ", shape_str(sample), " (", per,
                  " elements), but the dataset block's sample is ", shape_str(spec.sample), " (", want, " elements)"),
              "fix `sample:` in the dataset block or the data file");
-  s.x = to_floats(in);
+  if (file) {
+    s.data = file->data + layout.offset;
+    s.dtype = layout.dtype;
+    s.big_endian = layout.big_endian;
+    s.file = std::move(file);
+  } else {
+    s.x = to_floats(in);
+  }
   if (s.has_labels) {
     Array lab = read(paths[1]);
     DXRT_CHECK(lab.shape.size() == 1 || (lab.shape.size() == 2 && lab.shape[1] == 1),
@@ -80,7 +98,7 @@ static Split load_csv(const DatasetSpec &spec, const std::vector<std::string> &p
 }
 
 Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files, const std::string &which,
-                 const std::string &data_dir) {
+                 const std::string &data_dir, Access access) {
   DXRT_CHECK(!files.empty(), str("the dataset block lists no ", which, " files"), "");
   Split s;
   s.name = which;
@@ -93,14 +111,15 @@ Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files,
   DXRT_CHECK(!separate_labels || paths.size() >= 2,
              str("the dataset is labelled but its ", which, " split lists no labels file (only '", files[0], "')"),
              str("give `", which, ": [\"inputs\", \"labels\"]` in the dataset block"));
-  if (spec.format == "idx" || spec.format == "npy") s = load_arrays(spec, paths, std::move(s));
+  if (spec.format == "idx" || spec.format == "npy") s = load_arrays(spec, paths, std::move(s), access);
   else if (spec.format == "csv") s = load_csv(spec, paths, std::move(s));
   else DXRT_FAIL(str("unknown dataset format '", spec.format, "'"), "the formats are idx, npy and csv");
-  normalize(s, spec);
+  if (s.mapped()) s.norm = normalization(spec, s.sample_floats);
+  else normalize(s, spec);
   return s;
 }
 
-void normalize(Split &s, const DatasetSpec &spec) {
+Normalization normalization(const DatasetSpec &spec, int64_t sample_floats) {
   const int64_t channels = spec.sample.empty() ? 1 : spec.sample[0];
   auto per_channel = [&](const std::vector<double> &v, const char *what, double neutral) {
     DXRT_CHECK(v.size() <= 1 || int64_t(v.size()) == channels,
@@ -113,13 +132,22 @@ void normalize(Split &s, const DatasetSpec &spec) {
   };
   std::vector<double> mean = per_channel(spec.mean, "mean", 0.0), sd = per_channel(spec.std, "std", 1.0);
   for (double d : sd) DXRT_CHECK(d > 0, str("the dataset's std ", d, " is not positive"), "");
-  const int64_t plane = channels ? s.sample_floats / channels : 0;
-  const float scale = float(spec.scale);
+  Normalization nm;
+  nm.scale = float(spec.scale);
+  nm.plane = channels ? sample_floats / channels : 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    nm.mean.push_back(float(mean[size_t(c)]));
+    nm.inv_std.push_back(float(1.0 / sd[size_t(c)]));
+  }
+  return nm;
+}
+
+void normalize(Split &s, const DatasetSpec &spec) {
+  const Normalization nm = normalization(spec, s.sample_floats);
   for (int64_t i = 0; i < s.n; ++i)
-    for (int64_t c = 0; c < channels; ++c) {
-      float *p = s.x.data() + i * s.sample_floats + c * plane;
-      const float m = float(mean[size_t(c)]), inv = float(1.0 / sd[size_t(c)]);
-      for (int64_t j = 0; j < plane; ++j) p[j] = (p[j] * scale - m) * inv;
+    for (size_t c = 0; c < nm.mean.size(); ++c) {
+      float *p = s.x.data() + i * s.sample_floats + int64_t(c) * nm.plane;
+      convert(reinterpret_cast<const uint8_t *>(p), Dtype::F32, false, nm.plane, nm.scale, nm.mean[c], nm.inv_std[c], p);
     }
 }
 

@@ -36,11 +36,10 @@ std::string dict_value(const std::string &h, const std::string &key) {
 
 } // namespace
 
-Array read_npy(const std::string &path) {
-  std::vector<uint8_t> bytes = read_file(path);
+ArrayLayout parse_npy(const uint8_t *bytes, size_t size, const std::string &path) {
   const std::string what = str("NPY file '", path, "'");
   const std::string hint = "write it with numpy.save (little-endian, C order)";
-  DXRT_CHECK(bytes.size() >= 10 && std::memcmp(bytes.data(), "\x93NUMPY", 6) == 0,
+  DXRT_CHECK(size >= 10 && std::memcmp(bytes, "\x93NUMPY", 6) == 0,
              str(what, " does not start with the NPY magic \\x93NUMPY"), hint);
   int major = bytes[6];
   DXRT_CHECK(major >= 1 && major <= 3, str(what, " has an unknown format version ", major, ".", int(bytes[7])), hint);
@@ -49,17 +48,16 @@ Array read_npy(const std::string &path) {
     hlen = size_t(bytes[8]) | size_t(bytes[9]) << 8;
     hstart = 10;
   } else {
-    DXRT_CHECK(bytes.size() >= 12, str(what, " is truncated inside its header"), hint);
+    DXRT_CHECK(size >= 12, str(what, " is truncated inside its header"), hint);
     hlen = size_t(bytes[8]) | size_t(bytes[9]) << 8 | size_t(bytes[10]) << 16 | size_t(bytes[11]) << 24;
     hstart = 12;
   }
-  DXRT_CHECK(bytes.size() >= hstart + hlen,
-             str(what, " is truncated inside its header (", hstart + hlen, " bytes needed, ", bytes.size(), " present)"),
-             hint);
-  std::string h(bytes.begin() + long(hstart), bytes.begin() + long(hstart + hlen));
+  DXRT_CHECK(size >= hstart + hlen,
+             str(what, " is truncated inside its header (", hstart + hlen, " bytes needed, ", size, " present)"), hint);
+  std::string h(bytes + hstart, bytes + hstart + hlen);
 
-  Array a;
-  a.file = path;
+  ArrayLayout a;
+  a.offset = hstart + hlen;
   std::string descr = dict_value(h, "descr"), order = dict_value(h, "fortran_order"), shape = dict_value(h, "shape");
   DXRT_CHECK(!descr.empty() && !order.empty() && !shape.empty(),
              str(what, " has a header without 'descr', 'fortran_order' or 'shape': ", h), hint);
@@ -99,13 +97,23 @@ Array read_npy(const std::string &path) {
   }
   DXRT_CHECK(!a.shape.empty(), str(what, " holds a 0-dimensional array (a scalar)"),
              "save an array of shape [N, ...sample] (inputs) or [N] (labels)");
-  uint64_t want = numel * dtype_size(a.dtype), have = bytes.size() - hstart - hlen;
+  uint64_t want = numel * dtype_size(a.dtype), have = size - a.offset;
   DXRT_CHECK(have >= want, str(what, " is truncated: its header says ", shape_str(a.shape), " ", dtype_name(a.dtype),
                                " = ", want, " bytes of data, the file has ", have),
              "write the file again");
   DXRT_CHECK(have == want, str(what, " has ", have - want, " bytes after the ", shape_str(a.shape), " data its header announces"),
              hint);
-  bytes.erase(bytes.begin(), bytes.begin() + long(hstart + hlen));
+  return a;
+}
+
+Array read_npy(const std::string &path) {
+  std::vector<uint8_t> bytes = read_file(path);
+  ArrayLayout l = parse_npy(bytes.data(), bytes.size(), path);
+  Array a;
+  a.file = path;
+  a.shape = l.shape;
+  a.dtype = l.dtype;
+  bytes.erase(bytes.begin(), bytes.begin() + long(l.offset));
   a.bytes = std::move(bytes);
   return a;
 }

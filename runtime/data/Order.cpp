@@ -33,17 +33,37 @@ void BatchPlan::shard(int64_t s, int64_t m, int64_t *lo, int64_t *hi) const {
   *hi = begin + len * (j + 1) / slices;
 }
 
+// Sample i of the split into out: a copy of a read split's floats, or a
+// mapped split's stored elements converted and normalised.
+static void copy_sample(const Split &s, int64_t i, float *out) {
+  const int64_t f = s.sample_floats;
+  if (!s.mapped()) {
+    std::memcpy(out, s.x.data() + i * f, sizeof(float) * size_t(f));
+    return;
+  }
+  const Normalization &nm = s.norm;
+  const int64_t esize = int64_t(dtype_size(s.dtype));
+  for (size_t c = 0; c < nm.mean.size(); ++c) {
+    const int64_t at = i * f + int64_t(c) * nm.plane;
+    int64_t bad = convert(s.data + at * esize, s.dtype, s.big_endian, nm.plane, nm.scale, nm.mean[c], nm.inv_std[c],
+                          out + int64_t(c) * nm.plane);
+    if (bad >= 0) fail_non_finite(s.source, at + bad);
+  }
+}
+
 void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y) {
-  const size_t bytes = sizeof(float) * size_t(split.sample_floats);
   for (int64_t i = lo; i < hi; ++i) {
     int64_t src = order[size_t(i)];
-    std::memcpy(x + (i - lo) * split.sample_floats, split.x.data() + src * split.sample_floats, bytes);
+    copy_sample(split, src, x + (i - lo) * split.sample_floats);
     if (y && split.has_labels) y[i - lo] = split.y[size_t(src)];
   }
 }
 
 void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y) {
-  std::memcpy(x, split.x.data() + lo * split.sample_floats, sizeof(float) * size_t((hi - lo) * split.sample_floats));
+  if (split.mapped())
+    for (int64_t i = lo; i < hi; ++i) copy_sample(split, i, x + (i - lo) * split.sample_floats);
+  else
+    std::memcpy(x, split.x.data() + lo * split.sample_floats, sizeof(float) * size_t((hi - lo) * split.sample_floats));
   if (y && split.has_labels) std::copy(split.y.begin() + lo, split.y.begin() + hi, y);
 }
 

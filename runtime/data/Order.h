@@ -33,7 +33,9 @@ struct BatchPlan {
 };
 
 // Copies samples order[lo..hi) of the split into x (and their labels into y
-// when the split has labels and y is not null).
+// when the split has labels and y is not null). A mapped split's samples are
+// converted and normalised here, touching only their pages of the file;
+// throws dxrt::Error for a non-finite input. Allocates nothing.
 void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y);
 // The same for samples lo..hi in file order.
 void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y);

@@ -117,7 +117,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = "cpu";
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1;
   double bucket_mb = 25;
-  bool synthetic = false, stop_at_target = false, resume = false;
+  bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false;
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
   app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(positive_real())->type_name("X");
   app.add_option("--batch", batch, "Batch size per rank (the global batch is this times the ranks)")
@@ -146,6 +146,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
       ->default_str(std::to_string(t.checkpoint_every))->check(whole_number(0))->type_name("N");
   app.add_option("--keep-checkpoints", keep, "Keep the newest N complete checkpoints")->default_str("2")
       ->check(whole_number(1))->type_name("N");
+  app.add_flag("--print-schedule", print_schedule, "Print the learning rate of every step of the run, then exit");
   app.add_flag("--resume", resume, "Continue from the newest complete checkpoint in --checkpoint-dir");
   app.add_option("--stop-after-epoch", stop_after, "End the run after epoch N with a checkpoint (the schedule still spans --epochs)")
       ->check(whole_number(1))->type_name("N");
@@ -206,6 +207,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->keep_checkpoints = keep;
   cfg->stop_after_epoch = stop_after;
   cfg->resume = resume;
+  cfg->print_schedule = print_schedule;
   try {
     cfg->sync = parse_sync(sync);
   } catch (const Error &e) {

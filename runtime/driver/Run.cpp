@@ -39,8 +39,10 @@ static TrainData load_data(const Metadata &meta, const RunConfig &cfg) {
                                 classes, uint64_t(cfg.seed));
     return data;
   }
-  data.train = load_split(d, d.train, "train", cfg.data_dir);
-  if (!d.test.empty()) data.test = load_split(d, d.test, "test", cfg.data_dir);
+  // Uncompressed IDX and NPY inputs are mapped: a rank touches only the pages
+  // of the samples it trains and evaluates on, and ranks share them.
+  data.train = load_split(d, d.train, "train", cfg.data_dir, Access::Map);
+  if (!d.test.empty()) data.test = load_split(d, d.test, "test", cfg.data_dir, Access::Map);
   DXRT_CHECK(!meta.labels || data.train.has_labels,
              str("the model's loss uses labels, but the dataset '", d.name, "' has none"),
              "give the dataset a labels file (or label_column for csv)");
@@ -71,6 +73,16 @@ int run(int argc, char **argv) {
     TrainData data = load_data(meta, cfg);
     const double load_s = now_s() - t0;
 
+    const int64_t steps_per_epoch = BatchPlan{data.train.n, cfg.per_rank_batch, cfg.world, cfg.rank, cfg.accumulate}.steps();
+    if (cfg.print_schedule) { // the generated schedule, step by step: "step epoch lr"
+      if (world.is_root())
+        for (int64_t st = 1; st <= steps_per_epoch * cfg.epochs; ++st)
+          std::printf("%lld %lld %.17g\n", (long long)st, (long long)((st - 1) / steps_per_epoch + 1),
+                      model_learning_rate(cfg.base_lr, st, steps_per_epoch, cfg.epochs));
+      world.finalize();
+      return kExitOk;
+    }
+
     Arenas arenas(meta, std::max(cfg.per_rank_batch, cfg.eval_batch));
     init_arena(meta.params, arenas.params.data(), uint64_t(cfg.seed), 0);
     init_arena(meta.buffers, arenas.buffers.data(), uint64_t(cfg.seed), kBufferStreams);
@@ -80,7 +92,6 @@ int run(int argc, char **argv) {
     console.layer_table(meta);
     if (cfg.target && cfg.target->metric != "loss" && !test)
       console.line(str("warning: the target ", cfg.target->metric, " needs a test split, and the dataset has none"));
-    const int64_t steps_per_epoch = BatchPlan{data.train.n, cfg.per_rank_batch, cfg.world, cfg.rank, cfg.accumulate}.steps();
     if (!log.continues()) log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
 
     Trainer trainer(meta, cfg, data, arenas, world, console, log, start);

@@ -7,7 +7,9 @@
 #include "kernels/Im2col.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 using namespace dxrt;
@@ -60,40 +62,54 @@ inline bool is_2x2(const PoolGeometry &g) {
          2 * g.wo <= g.w;
 }
 
-// One step of "the first maximal element, a NaN winning" (argmax_window's
-// rule) without a branch: on activations, which of four values is largest is
-// a coin toss, and the branches of argmax_window mispredict half the time.
-inline void take_max(float v, int i, float &best, int &at) {
-  bool take = (v > best) | ((v != v) & (best == best)); // v > best is false if either is NaN
-  best = take ? v : best;
-  at = take ? i : at;
-}
+// On activations, which of four values is the largest is a coin toss: the
+// branches of argmax_window mispredict about half the time, and those two
+// loops cost as much as the convolutions around them. The 2x2 loops below
+// have no data-dependent branch but a rare one for windows with a NaN (which
+// argmax_window's rule handles): `v > best ? v : best` is one maxss, and the
+// gradient's "first maximal element" comes from bit masks. Same values as
+// the general loops (a zero gradient may keep its sign here).
+inline float max_of(float best, float v) { return v > best ? v : best; }
 
-// The maximum of the window at rows r0, r1 and column 2*ow, and which of its
-// four elements (row-major) it is.
-inline float max_2x2(const float *r0, const float *r1, int64_t ow, int &at) {
-  float best = r0[2 * ow];
-  at = 0;
-  take_max(r0[2 * ow + 1], 1, best, at);
-  take_max(r1[2 * ow], 2, best, at);
-  take_max(r1[2 * ow + 1], 3, best, at);
-  return best;
-}
+struct Window {
+  float v[4]; // row-major
+  float max;  // of v, right unless has_nan()
+  Window(const float *r0, const float *r1, int64_t ow)
+      : v{r0[2 * ow], r0[2 * ow + 1], r1[2 * ow], r1[2 * ow + 1]},
+        max(max_of(max_of(max_of(v[0], v[1]), v[2]), v[3])) {}
+  // Also true for inf + -inf: argmax_window's rule then gives the same answer.
+  bool has_nan() const {
+    float s = (v[0] + v[1]) + (v[2] + v[3]);
+    return s != s;
+  }
+  // argmax_window's rule, with branches.
+  int first_max_slow() const {
+    int at = 0;
+    for (int k = 1; k < 4; ++k)
+      if (!std::isnan(v[at]) && (v[k] > v[at] || std::isnan(v[k]))) at = k;
+    return at;
+  }
+};
 
 void forward_2x2(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
     float *o = out + oh * g.wo;
     if (kind == kMax) {
-      int at;
-      for (int64_t ow = 0; ow < g.wo; ++ow) o[ow] = max_2x2(r0, r1, ow, at);
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        Window win(r0, r1, ow);
+        o[ow] = __builtin_expect(win.has_nan(), 0) ? win.v[win.first_max_slow()] : win.max;
+      }
     } else {
-      // The general loop's order of summation, so both give the same bits.
+      // The general loop's order of summation.
       for (int64_t ow = 0; ow < g.wo; ++ow)
         o[ow] = (((r0[2 * ow] + r0[2 * ow + 1]) + r1[2 * ow]) + r1[2 * ow + 1]) * 0.25f;
     }
   }
 }
+
+// d where `keep` is all ones, +0 where it is 0.
+inline float masked(float d, uint32_t keep) { return std::bit_cast<float>(std::bit_cast<uint32_t>(d) & keep); }
 
 // Windows do not overlap, so each element of dx inside one is written once;
 // those outside every window (the last row or column of an odd size) get 0.
@@ -103,17 +119,27 @@ void grad_2x2(const PoolGeometry &g, int64_t kind, const float *plane, const flo
     const float *d = grad + oh * g.wo;
     float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
     for (int64_t ow = 0; ow < g.wo; ++ow) {
-      if (kind == kMax) {
-        int at;
-        max_2x2(r0, r1, ow, at);
-        o0[2 * ow] = at == 0 ? d[ow] : 0.0f;
-        o0[2 * ow + 1] = at == 1 ? d[ow] : 0.0f;
-        o1[2 * ow] = at == 2 ? d[ow] : 0.0f;
-        o1[2 * ow + 1] = at == 3 ? d[ow] : 0.0f;
-      } else {
-        float v = d[ow] * 0.25f;
-        o0[2 * ow] = o0[2 * ow + 1] = o1[2 * ow] = o1[2 * ow + 1] = v;
+      float *o[4] = {o0 + 2 * ow, o0 + 2 * ow + 1, o1 + 2 * ow, o1 + 2 * ow + 1};
+      if (kind == kAvg) {
+        for (float *e : o) *e = d[ow] * 0.25f;
+        continue;
       }
+      Window win(r0, r1, ow);
+      if (__builtin_expect(win.has_nan(), 0)) {
+        int at = win.first_max_slow();
+        for (int k = 0; k < 4; ++k) *o[k] = k == at ? d[ow] : 0.0f;
+        continue;
+      }
+      // The maximal elements compare equal to max (+0 and -0 too, which
+      // argmax_window does not tell apart either): the first one wins.
+      uint32_t k0 = -uint32_t(win.v[0] == win.max);
+      uint32_t k1 = -uint32_t(win.v[1] == win.max) & ~k0;
+      uint32_t k2 = -uint32_t(win.v[2] == win.max) & ~(k0 | k1);
+      uint32_t k3 = ~(k0 | k1 | k2);
+      *o[0] = masked(d[ow], k0);
+      *o[1] = masked(d[ow], k1);
+      *o[2] = masked(d[ow], k2);
+      *o[3] = masked(d[ow], k3);
     }
     if (g.w > 2 * g.wo) {
       std::fill(o0 + 2 * g.wo, o0 + g.w, 0.0f);

@@ -38,4 +38,8 @@ void model_update(Arenas &a, float lr, int64_t step) {
   _mlir_ciface_dx_update(&params, &grads, &state, lr, step);
 }
 
+double model_learning_rate(double base, int64_t step, int64_t steps_per_epoch, int64_t epochs) {
+  return _mlir_ciface_dx_learning_rate(base, step, steps_per_epoch, epochs);
+}
+
 } // namespace dxrt

@@ -14,5 +14,7 @@ const char *model_metadata();
 float model_train_step(Arenas &a, int64_t batch, int64_t seed, int64_t step, int64_t rank);
 float model_eval_step(Arenas &a, int64_t batch);
 void model_update(Arenas &a, float lr, int64_t step);
+// The generated learning-rate schedule (dx_learning_rate).
+double model_learning_rate(double base, int64_t step, int64_t steps_per_epoch, int64_t epochs);
 
 } // namespace dxrt

@@ -255,7 +255,8 @@ const std::pair<const char *, Conv> kLayers[] = {{"cnn_first", {4, 1, 28, 28, 32
                                                  {"k5", {1, 8, 16, 16, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1}}};
 
 dxrt::ConvGeometry geometry(const Conv &p) {
-  return {p.n,  p.c,  p.h,  p.w,  p.f,  p.kh, p.kw, p.ho(),   p.wo(),          p.sh,           p.sw,
+  // n, c, h, w, f, kh, kw, ho, wo, stride, padding, dilation, groups, per-group channels and filters
+  return {p.n, p.c, p.h, p.w, p.f, p.kh, p.kw, p.ho(), p.wo(), p.sh, p.sw,
           p.pt, p.pb, p.pl, p.pr, p.dh, p.dw, p.groups, p.c / p.groups, p.f / p.groups};
 }
 

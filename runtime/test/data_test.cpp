@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 using namespace dxrt;
@@ -342,6 +343,207 @@ TEST(Synthetic, IsDeterministicAndLabelled) {
   EXPECT_EQ(a.y, b.y);
   for (int64_t y : a.y) EXPECT_TRUE(y >= 0 && y < 3);
   EXPECT_NE(a.x, synthetic_split("test", 10, 4, 3, 1).x);
+}
+
+// ---- mapped splits (Access::Map): the same floats as read splits ----
+
+// An IDX file of type `type` (0x08 u8 ... 0x0E f64): big-endian dims and data.
+template <typename T> std::vector<uint8_t> idx_of(uint8_t type, const std::vector<uint32_t> &dims, const std::vector<T> &v) {
+  std::vector<uint8_t> b = {0, 0, type, uint8_t(dims.size())};
+  for (uint32_t d : dims)
+    for (int s = 24; s >= 0; s -= 8) b.push_back(uint8_t(d >> s));
+  for (const T &x : v) {
+    uint8_t e[sizeof(T)];
+    std::memcpy(e, &x, sizeof(T));
+    std::reverse(e, e + sizeof(T));
+    b.insert(b.end(), e, e + sizeof(T));
+  }
+  return b;
+}
+
+// Three samples of shape [2, 2], per-channel normalisation, labels in [0, 4).
+DatasetSpec map_spec(const std::string &format, const std::string &inputs, const std::string &labels) {
+  DatasetSpec s;
+  s.name = "m";
+  s.format = format;
+  s.train = {inputs, labels};
+  s.sample = {2, 2};
+  s.classes = 4;
+  s.scale = 0.5;
+  s.mean = {1, 2};
+  s.std = {2, 4};
+  return s;
+}
+
+// Every sample of a split, as gather_range copies them.
+std::vector<float> gathered(const Split &sp) {
+  std::vector<float> x(size_t(sp.n * sp.sample_floats));
+  gather_range(sp, 0, sp.n, x.data(), nullptr);
+  return x;
+}
+
+bool same_bytes(const std::vector<float> &a, const std::vector<float> &b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(float) * a.size()) == 0;
+}
+
+const std::vector<double> kValues = {0, 1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29};
+
+template <typename T> std::vector<T> as(const std::vector<double> &v) { return std::vector<T>(v.begin(), v.end()); }
+
+TEST(Map, SamplesEqualTheReadSplitForEveryDtype) {
+  TempDir d;
+  using dxtest::npy;
+  using dxtest::raw;
+  // Negative and fractional values; for int64 one that rounds differently
+  // through double (as the read path has always converted) than straight to
+  // float; for float64 tiny, huge and inexact ones.
+  std::vector<double> neg = kValues;
+  for (size_t i = 0; i < neg.size(); i += 2) neg[i] = -neg[i] * 3.75;
+  std::vector<int64_t> big = as<int64_t>(neg);
+  big[1] = (int64_t(1) << 60) + (int64_t(1) << 36) + 1;
+  big[6] = -big[1];
+  ASSERT_NE(float(double(big[1])), float(big[1]));
+  const std::vector<uint8_t> u8 = {0, 1, 2, 127, 128, 200, 255, 3, 4, 5, 6, 7};
+  struct File { std::string name, format; std::vector<uint8_t> bytes; };
+  const std::vector<File> files = {
+      {"u1.npy", "npy", npy("|u1", {3, 2, 2}, u8)},
+      {"i1.npy", "npy", npy("|i1", {3, 2, 2}, raw(as<int8_t>(neg)))},
+      {"i2.npy", "npy", npy("<i2", {3, 2, 2}, raw(as<int16_t>(neg)))},
+      {"i4.npy", "npy", npy("<i4", {3, 2, 2}, raw(as<int32_t>(neg)))},
+      {"i8.npy", "npy", npy("<i8", {3, 2, 2}, raw(big))},
+      {"f4.npy", "npy", npy("<f4", {3, 2, 2}, raw(as<float>(neg)))},
+      {"f8.npy", "npy", npy("<f8", {3, 2, 2}, raw(std::vector<double>{0.1, -1e30, 1e-40, 3, 4, 5, 6, 7, 8, 9, 10, 1.0 / 3}))},
+      {"u8.idx", "idx", idx_of<uint8_t>(0x08, {3, 2, 2}, u8)},
+      {"i8.idx", "idx", idx_of<int8_t>(0x09, {3, 2, 2}, as<int8_t>(neg))},
+      {"i16.idx", "idx", idx_of<int16_t>(0x0B, {3, 2, 2}, as<int16_t>(neg))},
+      {"i32.idx", "idx", idx_of<int32_t>(0x0C, {3, 2, 2}, as<int32_t>(neg))},
+      {"f32.idx", "idx", idx_of<float>(0x0D, {3, 2, 2}, as<float>(neg))},
+      {"f64.idx", "idx", idx_of<double>(0x0E, {3, 2, 2}, std::vector<double>{0.1, -1e30, 1e-40, 3, 4, 5, 6, 7, 8, 9, 10, 1.0 / 3})},
+  };
+  dxtest::write_bytes(d / "lab.npy", npy("<i8", {3}, raw(std::vector<int64_t>{3, 0, 2})));
+  dxtest::write_bytes(d / "lab.idx", dxtest::idx_u8({3}, {3, 0, 2}));
+  for (const File &f : files) {
+    SCOPED_TRACE(f.name);
+    dxtest::write_bytes(d / f.name, f.bytes);
+    DatasetSpec s = map_spec(f.format, f.name, "lab." + f.format);
+    Split read = load_split(s, s.train, "train", d.path.string(), Access::Read);
+    Split mapped = load_split(s, s.train, "train", d.path.string(), Access::Map);
+    EXPECT_FALSE(read.mapped());
+    ASSERT_TRUE(mapped.mapped());
+    EXPECT_TRUE(mapped.x.empty()); // no float copy of the split
+    EXPECT_EQ(mapped.n, 3);
+    EXPECT_EQ(mapped.source, d / f.name);
+    EXPECT_EQ(mapped.y, (std::vector<int64_t>{3, 0, 2}));
+    EXPECT_TRUE(same_bytes(gathered(mapped), read.x));
+    EXPECT_TRUE(same_bytes(gathered(read), read.x));
+  }
+  EXPECT_EQ(to_floats(read_npy(d / "i8.npy"))[1], float(double(big[1])));
+}
+
+TEST(Map, NormalisesPerChannel) {
+  TempDir d;
+  // The Normalize test's numbers, through a mapped file: scale 0.5, mean
+  // (1, 2), std (2, 4), channel = the sample's first dimension.
+  dxtest::write_bytes(d / "x.npy", dxtest::npy("<f4", {1, 2, 2}, dxtest::raw(std::vector<float>{2, 4, 6, 10})));
+  dxtest::write_bytes(d / "y.npy", dxtest::npy("<i8", {1}, dxtest::raw(std::vector<int64_t>{1})));
+  DatasetSpec s = map_spec("npy", "x.npy", "y.npy");
+  Split sp = load_split(s, s.train, "train", d.path.string(), Access::Map);
+  ASSERT_TRUE(sp.mapped());
+  EXPECT_EQ(gathered(sp), (std::vector<float>{0, 0.5f, 0.25f, 0.75f}));
+  s.mean = {1};
+  s.std = {2};
+  EXPECT_EQ(gathered(load_split(s, s.train, "train", d.path.string(), Access::Map)), (std::vector<float>{0, 0.5f, 1, 2}));
+  s.mean = {1, 2, 3};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string(), Access::Map); }, {"mean lists 3 values", "2 channels"});
+}
+
+TEST(Map, GatherGivesTheBytesOfTheReadSplit) {
+  TempDir d;
+  DatasetSpec s = idx_spec(d, false);
+  s.scale = 1.0 / 255;
+  s.mean = {0.3};
+  s.std = {0.35};
+  Split read = load_split(s, s.train, "train", d.path.string());
+  Split mapped = load_split(s, s.train, "train", d.path.string(), Access::Map);
+  ASSERT_TRUE(mapped.mapped());
+  Split copy = mapped; // copies share the mapping, which outlives the original
+  mapped = Split();
+  const std::vector<int64_t> order = {4, 1, 3, 0, 2};
+  std::vector<float> xr(4 * 6), xm(4 * 6, -1);
+  int64_t yr[4], ym[4];
+  gather(read, order, 1, 5, xr.data(), yr);
+  gather(copy, order, 1, 5, xm.data(), ym);
+  EXPECT_TRUE(same_bytes(xm, xr));
+  EXPECT_EQ(std::vector<int64_t>(ym, ym + 4), std::vector<int64_t>(yr, yr + 4));
+  EXPECT_EQ(std::vector<int64_t>(ym, ym + 4), (std::vector<int64_t>{1, 3, 0, 2}));
+  // This rank's evaluation shard only: samples 2..4.
+  std::vector<float> shard(2 * 6);
+  gather_range(copy, 2, 4, shard.data(), yr);
+  EXPECT_TRUE(same_bytes(shard, std::vector<float>(read.x.begin() + 12, read.x.begin() + 24)));
+  EXPECT_EQ(yr[0], 2);
+  EXPECT_EQ(yr[1], 3);
+}
+
+TEST(Map, BadFilesAreErrorsAtLoadTime) {
+  TempDir d;
+  DatasetSpec s = idx_spec(d, false);
+  auto load = [&] { return load_split(s, s.train, "train", d.path.string(), Access::Map); };
+  auto bytes = dxtest::idx_u8({5, 2, 3}, iota_bytes(30));
+  bytes.resize(bytes.size() - 4);
+  dxtest::write_bytes(d / "img", bytes);
+  expect_error(load, {d / "img", "truncated", "[5, 2, 3]", "30 bytes", "26"});
+  dxtest::write_bytes(d / "img", {});
+  expect_error(load, {d / "img", "too short"});
+  dxtest::write_bytes(d / "x.npy", dxtest::npy("<f4", {2, 2}, std::vector<uint8_t>(15)));
+  DatasetSpec n = map_spec("npy", "x.npy", "y.npy");
+  n.sample = {2};
+  expect_error([&] { load_split(n, n.train, "train", d.path.string(), Access::Map); }, {"truncated", "16 bytes", "15"});
+  idx_spec(d, false);
+  s.sample = {1, 28, 28};
+  expect_error(load, {"train inputs", "[2, 3] (6 elements)", "[1, 28, 28] (784 elements)"});
+  s.sample = {1, 2, 3};
+  s.classes = 3;
+  expect_error(load, {d / "lab", "label 3 is 3", "outside [0, 3)"});
+  s.classes = 4;
+  dxtest::write_bytes(d / "lab", dxtest::idx_u8({4}, {0, 1, 2, 3}));
+  expect_error(load, {"4 labels for the 5 samples"});
+  expect_error([&] { load_split(s, {"nope", "lab"}, "train", d.path.string(), Access::Map); }, {d / "nope", "does not exist"});
+}
+
+TEST(Map, NonFiniteInputIsAnErrorWhenGathered) {
+  TempDir d;
+  std::vector<float> v = {1, 2, 3, 4, 5, std::nanf(""), 7, 8};
+  dxtest::write_bytes(d / "x.npy", dxtest::npy("<f4", {4, 2}, dxtest::raw(v)));
+  dxtest::write_bytes(d / "y.npy", dxtest::npy("<i8", {4}, dxtest::raw(std::vector<int64_t>{0, 1, 2, 3})));
+  DatasetSpec s = map_spec("npy", "x.npy", "y.npy");
+  s.sample = {2};
+  s.mean = {0};
+  s.std = {1};
+  Split sp = load_split(s, s.train, "train", d.path.string(), Access::Map);
+  float x[4];
+  gather_range(sp, 0, 2, x, nullptr); // samples 0 and 1 are fine
+  expect_error([&] { gather_range(sp, 2, 4, x, nullptr); }, {d / "x.npy", "non-finite", "element 5"});
+  // The read path refuses the file when it loads it, with the same message.
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {d / "x.npy", "non-finite", "element 5"});
+}
+
+TEST(Map, CompressedAndCsvFilesAreRead) {
+  TempDir d;
+  DatasetSpec s = idx_spec(d, true);
+  Split sp = load_split(s, s.train, "train", d.path.string(), Access::Map);
+  EXPECT_FALSE(sp.mapped());
+  ASSERT_EQ(sp.x.size(), 30u);
+  EXPECT_EQ(sp.x[7], 7.0f);
+  dxtest::write_text(d / "digits.csv", "0,16,1\n8,4,0\n");
+  DatasetSpec c;
+  c.format = "csv";
+  c.train = {"digits.csv"};
+  c.sample = {2};
+  c.classes = 2;
+  c.label_column = 2;
+  Split cs = load_split(c, c.train, "train", d.path.string(), Access::Map);
+  EXPECT_FALSE(cs.mapped());
+  EXPECT_EQ(cs.x, (std::vector<float>{0, 16, 8, 4}));
 }
 
 } // namespace

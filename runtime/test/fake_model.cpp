@@ -103,6 +103,15 @@ extern "C" float _mlir_ciface_dx_eval_step(dx_memref_f32 *params, dx_memref_f32 
   return cross_entropy(logits, labels->aligned + labels->offset, batch, nullptr);
 }
 
+// The schedule its metadata names: one warm-up epoch, then cosine to 0.
+extern "C" double _mlir_ciface_dx_learning_rate(double base, int64_t step, int64_t steps_per_epoch, int64_t epochs) {
+  const double S = double(steps_per_epoch > 1 ? steps_per_epoch : 1), t = double(step > 1 ? step - 1 : 0);
+  if (t < S) return base * (t + 1) / S;
+  const double total = double(epochs) * S - S;
+  if (total <= 0) return base;
+  return base * 0.5 * (1.0 + std::cos(3.141592653589793 * std::min((t - S) / total, 1.0)));
+}
+
 extern "C" void _mlir_ciface_dx_update(dx_memref_f32 *params, dx_memref_f32 *grads, dx_memref_f32 *state, float lr,
                                        int64_t) {
   float *p = params->aligned + params->offset, *g = grads->aligned + grads->offset, *v = state->aligned + state->offset;

@@ -35,6 +35,7 @@ struct RunConfig {
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0, keep_checkpoints = 2, stop_after_epoch = 0;
   bool resume = false;
+  bool print_schedule = false; // print the learning rate of every step, then exit
   int rank = 0, world = 1;
   int64_t global_batch() const { return per_rank_batch * accumulate * world; }
 };

@@ -1,4 +1,7 @@
-// The learning-rate schedule: a pure function of the step.
+// The learning-rate schedule as the metadata describes it, for the banner,
+// the log and checks. The rates themselves come from the generated
+// dx_learning_rate (compiler/lowering/BuildABI.cpp), a pure function of the
+// step with the same definition:
 //
 // Steps count from 1; epoch e (from 0) holds steps e*S+1 .. (e+1)*S, where S
 // is steps_per_epoch. With warmup_epochs W > 0, the first W*S steps ramp
@@ -27,8 +30,6 @@ struct ScheduleSpec {
   std::vector<int64_t> milestones;
   double min_lr = 0;
 };
-
-double learning_rate(const ScheduleSpec &s, double base_lr, int64_t step, int64_t steps_per_epoch, int64_t epochs);
 
 // "warmup 1 epoch then cosine(min_lr 0)", for the banner.
 std::string describe(const ScheduleSpec &s);

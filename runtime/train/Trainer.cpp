@@ -194,7 +194,7 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
       if (!std::isfinite(step_loss)) non_finite(float(step_loss), true, epoch, k, steps);
     }
   }
-  p_.lr = learning_rate(cfg_.schedule, cfg_.base_lr, p_.step, steps, cfg_.epochs);
+  p_.lr = model_learning_rate(cfg_.base_lr, p_.step, steps, cfg_.epochs);
   model_update(a_, float(p_.lr), p_.step);
   std::copy(a_.new_buffers.begin(), a_.new_buffers.end(), a_.buffers.begin());
   bool agreed = !sync_.averaging() || world_.size() == 1; // side[] holds every rank's flags

@@ -446,6 +446,10 @@ class Tools:
         self.libdxrt = os.path.join(build, "runtime", "libdxrt.a")
         if not os.path.exists(self.libdxrt):
             sys.exit(f"gradcheck: {self.libdxrt} not found: build the runtime first")
+        link_txt = os.path.join(build, "runtime", "dxrt-link.txt")
+        if not os.path.exists(link_txt):
+            sys.exit(f"gradcheck: {link_txt} not found: configure the build first")
+        self.link = open(link_txt).read().split()
         self.runner = os.path.join(build, "test", "gradcheck", "libdxgc_runner.a")
         if not os.path.exists(self.runner):  # not built by CMake (yet): build it here
             self.runner = os.path.join(work, "runner.o")
@@ -458,7 +462,8 @@ class Tools:
         obj, exe = os.path.join(d, "model.o"), os.path.join(d, "runner")
         run([self.dxc, "compile", os.path.join(HERE, "cases", name + ".dx"), "--emit=obj", "-o", obj])
         # The runner's main() first, so that libdxrt's driver/main.o is not pulled in.
-        run(["c++", "-o", exe, self.runner, obj, self.libdxrt, "-lopenblas", "-lz", "-lpthread", "-lm"])
+        # libdxrt and what it needs (OpenBLAS, zlib, MPI, oneDNN), as dxc links it.
+        run(["c++", "-o", exe, self.runner, obj] + self.link)
         meta = json.loads(run([exe, "--metadata"]))
         return d, exe, meta
 

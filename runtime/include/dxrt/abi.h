@@ -69,6 +69,10 @@ float _mlir_ciface_dx_train_step(dx_memref_f32 *params, dx_memref_f32 *buffers, 
 float _mlir_ciface_dx_eval_step(dx_memref_f32 *params, dx_memref_f32 *buffers, dx_memref_f32 *x,
                                 dx_memref_i64 *labels, dx_memref_f32 *outputs, int64_t batch);
 
+/* The train block's learning-rate schedule: the rate of step `step` (from 1)
+ * of a run of `epochs` epochs of `steps_per_epoch` steps, for base rate `base`. */
+double _mlir_ciface_dx_learning_rate(double base, int64_t step, int64_t steps_per_epoch, int64_t epochs);
+
 /* The optimizer update, fused over the whole parameter arena:
  * params -= f(grads, state) at learning rate `lr`; `step` counts from 1. */
 void _mlir_ciface_dx_update(dx_memref_f32 *params, dx_memref_f32 *grads, dx_memref_f32 *state, float lr,
