@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Starts a training command, waits until its metrics log holds N epoch
-# events, sends SIGTERM (to the command, or with --ranks to its child
-# processes: the ranks mpirun started, as a batch scheduler signals them),
-# and exits with the command's exit status.
-#   interrupt.sh --log F.jsonl --epochs N [--ranks] -- command args...
+# events, sends SIGTERM (or --signal SIG) to the command, or with --ranks to
+# its child processes (the ranks mpirun started, as a batch scheduler
+# signals them), and exits with the command's exit status.
+#   interrupt.sh --log F.jsonl --epochs N [--ranks] [--signal USR1] -- command args...
 set -u
-log= epochs=1 ranks=0
+log= epochs=1 ranks=0 sig=TERM
 while [ "$1" != "--" ]; do
   case "$1" in
     --log) log=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
     --ranks) ranks=1; shift ;;
+    --signal) sig=$2; shift 2 ;;
     *) echo "interrupt.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -24,5 +25,5 @@ for _ in $(seq 1 1200); do
   sleep 0.1
 done
 sleep 0.3 # into the next epoch: the checkpoint is a mid-epoch one
-if [ $ranks = 1 ]; then pkill -TERM -P $pid; else kill -TERM $pid; fi
+if [ $ranks = 1 ]; then pkill -$sig -P $pid; else kill -$sig $pid; fi
 wait $pid
