@@ -582,9 +582,15 @@ const llvm::StringMap<Lowering> &lowerings() {
       return mlir::success();
     };
     r["dx.upsample"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) -> mlir::LogicalResult {
+      auto s = arrAttr(op, "scale");
+      if (strAttr(op, "mode") == "bilinear") { // four taps per output: a libdxrt kernel
+        Location loc = op->getLoc();
+        out.push_back(callKernel(b, loc, "dxrt_upsample_bilinear_forward", {op->getOperand(0)}, rtype(op),
+                                 {i64(b, loc, s[0]), i64(b, loc, s[1])}, {op->getOperand(0)}));
+        return mlir::success();
+      }
       if (strAttr(op, "mode") != "nearest")
         return op->emitError("upsample mode '") << strAttr(op, "mode") << "' is not supported by the CPU code generator yet";
-      auto s = arrAttr(op, "scale");
       mlir::MLIRContext *ctx = b.getContext();
       auto d = [&](unsigned i) { return mlir::getAffineDimExpr(i, ctx); };
       auto map = mlir::AffineMap::get(4, 0, {d(0), d(1), d(2).floorDiv(s[0]), d(3).floorDiv(s[1])}, ctx);
@@ -592,6 +598,13 @@ const llvm::StringMap<Lowering> &lowerings() {
       return mlir::success();
     };
     r["dx.upsample_grad"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) -> mlir::LogicalResult {
+      if (strAttr(op, "mode") == "bilinear") {
+        Location loc = op->getLoc();
+        auto s = arrAttr(op, "scale");
+        out.push_back(callKernel(b, loc, "dxrt_upsample_bilinear_grad", {op->getOperand(0)}, rtype(op),
+                                 {i64(b, loc, s[0]), i64(b, loc, s[1])}, {op->getOperand(0)}));
+        return mlir::success();
+      }
       if (strAttr(op, "mode") != "nearest")
         return op->emitError("upsample mode '") << strAttr(op, "mode") << "' is not supported by the CPU code generator yet";
       // dy [N, C, H*sh, W*sw] -> [N, C, H, sh, W, sw], summed over the sh and sw dims.

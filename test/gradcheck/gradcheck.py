@@ -274,6 +274,12 @@ def _(c, x, L):
     return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
 
 
+@ref("upsample_bilinear")
+def _(c, x, L):
+    h = F.interpolate(conv(c, "conv2d_1", x, 1), scale_factor=(2, 3), mode="bilinear", align_corners=False)
+    return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
+
+
 # ---- normalisation ----
 ref("batchnorm_2d")(lambda c, x, L: msq(dense(c, "dense_2", torch.tanh(batchnorm(c, "batchnorm_1", dense(c, "dense_1", x, False))))))
 

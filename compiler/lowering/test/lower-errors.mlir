@@ -3,17 +3,17 @@
 // What the CPU code generator rejects, with an error at the op (dxc maps
 // the op's location back to the .dx source).
 
-func.func @upsample_bilinear(%x: tensor<?x2x4x4xf32>) -> tensor<?x2x8x8xf32> {
-  // expected-error@+1 {{upsample mode 'bilinear' is not supported by the CPU code generator yet}}
-  %0 = dx.upsample %x {mode = "bilinear", scale = array<i64: 2, 2>} : (tensor<?x2x4x4xf32>) -> tensor<?x2x8x8xf32>
+func.func @upsample_bicubic(%x: tensor<?x2x4x4xf32>) -> tensor<?x2x8x8xf32> {
+  // expected-error@+1 {{upsample mode 'bicubic' is not supported by the CPU code generator yet}}
+  %0 = dx.upsample %x {mode = "bicubic", scale = array<i64: 2, 2>} : (tensor<?x2x4x4xf32>) -> tensor<?x2x8x8xf32>
   return %0 : tensor<?x2x8x8xf32>
 }
 
 // -----
 
-func.func @upsample_grad_bilinear(%dy: tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32> {
-  // expected-error@+1 {{upsample mode 'bilinear' is not supported by the CPU code generator yet}}
-  %0 = dx.upsample_grad %dy {mode = "bilinear", scale = array<i64: 2, 2>} : (tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32>
+func.func @upsample_grad_bicubic(%dy: tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32> {
+  // expected-error@+1 {{upsample mode 'bicubic' is not supported by the CPU code generator yet}}
+  %0 = dx.upsample_grad %dy {mode = "bicubic", scale = array<i64: 2, 2>} : (tensor<?x2x8x8xf32>) -> tensor<?x2x4x4xf32>
   return %0 : tensor<?x2x4x4xf32>
 }
 

@@ -72,6 +72,14 @@ void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t ki
 void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dx, int64_t kind, int64_t kh,
                                  int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
 
+/* Bilinear upsampling of x [N, C, H, W] into y [N, C, H*sh, W*sw] with
+ * PyTorch's interpolate(mode="bilinear", align_corners=False,
+ * scale_factor=(sh, sw)): output pixel o samples input coordinate
+ * max((o + 0.5) / s - 0.5, 0). grad writes dx (overwrites) from dy, each
+ * output's gradient shared among its four input pixels by the same weights. */
+void _mlir_ciface_dxrt_upsample_bilinear_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t sh, int64_t sw);
+void _mlir_ciface_dxrt_upsample_bilinear_grad(dxrt_memref4 *dy, dxrt_memref4 *dx, int64_t sh, int64_t sw);
+
 /* Counter-based random numbers (Philox-4x32-10) for dropout and randn_like:
  * element i of the op with stream s in the step keyed by (seed, step, rank)
  * gets the same value on every run. Fill `out` with uniforms in
