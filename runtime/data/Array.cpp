@@ -137,4 +137,17 @@ std::vector<int64_t> to_labels(const Array &a, int64_t classes) {
   return out;
 }
 
+Array array_from_file(std::vector<uint8_t> bytes, const ArrayLayout &layout, const std::string &path) {
+  Array a;
+  a.file = path;
+  a.shape = layout.shape;
+  a.dtype = layout.dtype;
+  bytes.erase(bytes.begin(), bytes.begin() + long(layout.offset));
+  a.bytes = std::move(bytes);
+  const size_t esize = dtype_size(a.dtype);
+  if (layout.big_endian && esize > 1) // -> host order (little-endian x86/ARM)
+    for (size_t i = 0; i < a.bytes.size(); i += esize) std::reverse(&a.bytes[i], &a.bytes[i] + esize);
+  return a;
+}
+
 } // namespace dxrt

@@ -38,6 +38,10 @@ struct Array {
   int64_t numel() const;
 };
 
+// The array a whole file holds, given its parsed header: the data after the
+// header, moved out of `bytes`, swapped to host order when big-endian.
+Array array_from_file(std::vector<uint8_t> bytes, const ArrayLayout &layout, const std::string &path);
+
 // Element-wise conversions; both throw dxrt::Error naming the file.
 // Inputs: any dtype; NaN/Inf are refused.
 std::vector<float> to_floats(const Array &a);

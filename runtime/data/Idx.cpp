@@ -52,17 +52,8 @@ ArrayLayout parse_idx(const uint8_t *bytes, size_t size, const std::string &path
 
 Array read_idx(const std::string &path) {
   std::vector<uint8_t> bytes = read_file(path);
-  ArrayLayout l = parse_idx(bytes.data(), bytes.size(), path);
-  Array a;
-  a.file = path;
-  a.shape = l.shape;
-  a.dtype = l.dtype;
-  bytes.erase(bytes.begin(), bytes.begin() + long(l.offset));
-  a.bytes = std::move(bytes);
-  const size_t esize = dtype_size(a.dtype);
-  if (esize > 1) // big-endian -> host (little-endian x86/ARM)
-    for (size_t i = 0; i < a.bytes.size(); i += esize) std::reverse(&a.bytes[i], &a.bytes[i] + esize);
-  return a;
+  const ArrayLayout l = parse_idx(bytes.data(), bytes.size(), path);
+  return array_from_file(std::move(bytes), l, path);
 }
 
 } // namespace dxrt

@@ -108,14 +108,8 @@ ArrayLayout parse_npy(const uint8_t *bytes, size_t size, const std::string &path
 
 Array read_npy(const std::string &path) {
   std::vector<uint8_t> bytes = read_file(path);
-  ArrayLayout l = parse_npy(bytes.data(), bytes.size(), path);
-  Array a;
-  a.file = path;
-  a.shape = l.shape;
-  a.dtype = l.dtype;
-  bytes.erase(bytes.begin(), bytes.begin() + long(l.offset));
-  a.bytes = std::move(bytes);
-  return a;
+  const ArrayLayout l = parse_npy(bytes.data(), bytes.size(), path);
+  return array_from_file(std::move(bytes), l, path);
 }
 
 } // namespace dxrt

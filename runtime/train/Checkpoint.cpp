@@ -81,6 +81,16 @@ static void write_atomically(const fs::path &path, const std::string &bytes) {
   }
 }
 
+// The whole file, or false when it cannot be opened.
+static bool read_whole(const std::string &path, std::string *out) {
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) return false;
+  char buf[65536];
+  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out->append(buf, n);
+  std::fclose(f);
+  return true;
+}
+
 static Json progress_json(const Progress &p) {
   return Json{{"epoch", p.epoch},
               {"step_in_epoch", p.step_in_epoch},
@@ -225,12 +235,9 @@ Progress Checkpointer::load(const std::string &path, Arenas &a) {
   // DONE says how many ranks wrote the checkpoint: every rank reads it, so a
   // different rank count is refused by all of them alike.
   const fs::path dir(path);
-  std::FILE *f = std::fopen((dir / "DONE").c_str(), "rb");
-  if (!f) throw collective(str("the checkpoint '", path, "' is incomplete (no DONE marker)"), "", __LINE__);
   std::string done_text;
-  char buf[4096];
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) done_text.append(buf, n);
-  std::fclose(f);
+  if (!read_whole((dir / "DONE").string(), &done_text))
+    throw collective(str("the checkpoint '", path, "' is incomplete (no DONE marker)"), "", __LINE__);
   Json done = Json::parse(done_text, nullptr, false);
   if (done.is_discarded() || !done.contains("ranks") || !done.contains("model"))
     throw collective(str("the checkpoint's marker '", (dir / "DONE").string(), "' is corrupt"), "", __LINE__);
@@ -246,11 +253,8 @@ Progress Checkpointer::load(const std::string &path, Arenas &a) {
                      __LINE__);
 
   const std::string file = (dir / rank_file(world_.rank())).string();
-  std::FILE *rf = std::fopen(file.c_str(), "rb");
-  DXRT_CHECK(rf, str("cannot open the checkpoint file '", file, "': ", std::strerror(errno)), "");
   std::string bytes;
-  for (size_t n; (n = std::fread(buf, 1, sizeof buf, rf)) > 0;) bytes.append(buf, n);
-  std::fclose(rf);
+  DXRT_CHECK(read_whole(file, &bytes), str("cannot open the checkpoint file '", file, "': ", std::strerror(errno)), "");
 
   const std::string corrupt = str("the checkpoint file '", file, "' is corrupt");
   DXRT_CHECK(bytes.size() >= sizeof kMagic + 8 + 4 && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,

@@ -45,13 +45,10 @@ static void scale(float *x, int64_t n, float w) {
     for (int64_t i = 0; i < n; ++i) x[i] *= w;
 }
 
-void ModelSync::reduce_gradients(float *grads, int64_t n, float weight, float *side, int64_t n_side) {
+void ModelSync::reduce_gradients(float *grads, int64_t n, float weight, int64_t n_side) {
   if (world_.size() == 1) return;
   const double t0 = now_s();
   scale(grads, n, weight);
-  // The side values sit right after the gradients (Arenas allocates them
-  // there), so the last bucket carries them.
-  DXRT_CHECK(side == grads + n, "gradient side values must follow the gradients", "a libdxrt bug");
   reduce_in_buckets(grads, n + n_side);
   comm_s_ += now_s() - t0;
 }

@@ -36,10 +36,11 @@ public:
   const SyncSpec &spec() const { return spec_; }
   bool averaging() const { return spec_.mode == "average"; }
 
-  // grads[0, n) <- sum over ranks of weight * grads; side[0, n_side) is summed
-  // along with the last bucket (unscaled), so per-step scalars (the loss,
-  // signal flags) need no collective of their own.
-  void reduce_gradients(float *grads, int64_t n, float weight, float *side, int64_t n_side);
+  // grads[0, n) <- sum over ranks of weight * grads; the n_side values after
+  // them (Arenas puts them there) are summed along with the last bucket,
+  // unscaled, so per-step scalars (the loss, signal flags) need no
+  // collective of their own.
+  void reduce_gradients(float *grads, int64_t n, float weight, int64_t n_side);
   // x <- sum over ranks of weight * x (a weighted mean when the weights sum to 1).
   void weighted_sum(float *x, int64_t n, float weight);
   // x <- the mean of x over the ranks.

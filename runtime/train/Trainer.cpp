@@ -187,7 +187,7 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   double step_loss = b_rank > 0 ? weighted_loss * double(plan.global_size(k)) / double(b_rank) : 0.0;
   if (!sync_.averaging()) {
     side[kSideLoss] = loss;
-    sync_.reduce_gradients(a_.grads.data(), int64_t(np), weight, side, kGradSide);
+    sync_.reduce_gradients(a_.grads.data(), int64_t(np), weight, kGradSide);
     sync_.weighted_sum(a_.new_buffers.data(), nb, weight);
     if (world_.size() > 1) {
       step_loss = side[kSideLoss]; // the global batch's mean loss
