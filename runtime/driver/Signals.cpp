@@ -11,7 +11,7 @@ static volatile std::sig_atomic_t g_usr1 = 0, g_term = 0;
 static std::atomic<int64_t> g_step{0}, g_epoch{0};
 static char g_who[256] = "dxrt";
 
-static void on_usr1(int) { g_usr1 = 1; }
+static void on_usr1(int) { g_usr1 = g_usr1 + 1; }
 static void on_term(int) { g_term = 1; }
 
 // Async-signal-safe: write(2) and hand-made decimal numbers only.
@@ -77,11 +77,7 @@ void note_step(int64_t step, int64_t epoch) {
   g_epoch.store(epoch, std::memory_order_relaxed);
 }
 
-bool take_checkpoint_request() {
-  if (!g_usr1) return false;
-  g_usr1 = 0;
-  return true;
-}
+int64_t checkpoint_requests() { return int64_t(g_usr1); }
 
 bool stop_requested() { return g_term != 0; }
 

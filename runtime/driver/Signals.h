@@ -23,8 +23,11 @@ void install_signal_handlers(const std::string &who);
 // The step the fatal-signal line names (0 = before training).
 void note_step(int64_t step, int64_t epoch);
 
-// Flags set since the last take_* call.
-bool take_checkpoint_request(); // SIGUSR1
-bool stop_requested();          // SIGTERM (stays set)
+// SIGUSR1s received so far. A count, not a flag: a scheduler signals every
+// rank, and the ranks may see their signal in different steps; comparing the
+// largest count over the ranks with the count already acted on makes that one
+// checkpoint, not one per rank.
+int64_t checkpoint_requests();
+bool stop_requested(); // SIGTERM (stays set)
 
 } // namespace dxrt

@@ -181,8 +181,8 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   const float loss = float(weighted_loss); // this rank's share of the global batch's mean loss
   // The signal flags of every rank ride along with the gradients, so the
   // ranks agree on them at no extra cost (under local SGD: at averaging).
-  usr1_pending_ = take_checkpoint_request() || usr1_pending_;
-  side[kSideUsr1] = usr1_pending_ ? 1.0f : 0.0f;
+  const int64_t usr1 = checkpoint_requests();
+  side[kSideUsr1] = usr1 > usr1_handled_ ? 1.0f : 0.0f;
   side[kSideTerm] = stop_requested() ? 1.0f : 0.0f;
   double step_loss = b_rank > 0 ? weighted_loss * double(plan.global_size(k)) / double(b_rank) : 0.0;
   if (!sync_.averaging()) {
@@ -201,16 +201,24 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   if (sync_.averaging() && p_.step % cfg_.sync.every == 0) {
     sync_.average(a_.params.data(), int64_t(np));
     sync_.average(a_.buffers.data(), int64_t(a_.buffers.size()));
-    int64_t flags[2] = {side[kSideUsr1] > 0, side[kSideTerm] > 0};
+    int64_t flags[2] = {usr1, side[kSideTerm] > 0};
     world_.allreduce_max(flags, 2);
-    side[kSideUsr1] = float(flags[0]);
+    side[kSideUsr1] = flags[0] > usr1_handled_ ? 1.0f : 0.0f;
     side[kSideTerm] = float(flags[1]);
     agreed = true;
   }
-  // Between averages a signal waits for the next one (the flag stays pending).
-  checkpoint_now_ = agreed && side[kSideUsr1] > 0;
+  // Between averages a signal waits for the next one (its count stays).
+  checkpoint_now_ = false;
+  if (agreed && side[kSideUsr1] > 0) {
+    // Some rank has a SIGUSR1 not yet acted on: the largest count over the
+    // ranks (a collective only in such rare steps) is what this checkpoint
+    // answers, so one signal to every rank makes one checkpoint.
+    int64_t most = usr1;
+    world_.allreduce_max(&most, 1);
+    checkpoint_now_ = most > usr1_handled_;
+    usr1_handled_ = most;
+  }
   stop_now_ = agreed && side[kSideTerm] > 0;
-  if (agreed) usr1_pending_ = false;
   p_.last_finite_loss = step_loss;
   p_.last_finite_step = p_.step;
   p_.epoch_time_s += now_s() - t0;

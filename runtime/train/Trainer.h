@@ -63,8 +63,10 @@ private:
   int64_t fault_step_ = -1; // DXRT_FAULT (tests)
   Floats accum_grads_, accum_buffers_; // --accumulate > 1: the step's weighted sums
   bool stop_ = false; // the target was met and --stop-at-target
-  // Signals: pending on this rank, and agreed by all ranks after a step.
-  bool usr1_pending_ = false, checkpoint_now_ = false, stop_now_ = false;
+  // Signals: the SIGUSR1 count already answered by a checkpoint (the same on
+  // every rank), and what all ranks agreed on after a step.
+  int64_t usr1_handled_ = 0;
+  bool checkpoint_now_ = false, stop_now_ = false;
 };
 
 } // namespace dxrt
