@@ -13,6 +13,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # libFuzzer for the front-end fuzz test
   libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
   libdnnl-dev                                                    # oneDNN: libdxrt's convolutions
+  libpng-dev libjpeg62-turbo-dev                                 # dx-datagen image folders; the image-folder reader
   openmpi-bin libopenmpi-dev                                     # data-parallel training under mpirun
   dataset-fashion-mnist
   python3-torch                       # the reference of the gradient checks
