@@ -31,6 +31,7 @@ config.environment["OMPI_MCA_btl_vader_single_copy_mechanism"] = "none"
 config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc")))
 config.substitutions.append(("%mpirun", "mpirun --oversubscribe --bind-to none"))
 config.substitutions.append(("%build", build_dir))
+config.substitutions.append(("%datagen", os.path.join(build_dir, "datagen", "dx-datagen")))
 # Debian's python3 (with python3-torch), whatever python3 is first on PATH.
 config.substitutions.append(("%python_torch", "/usr/bin/python3"))  # libdxrt.a, the gradcheck runner
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))
