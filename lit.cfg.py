@@ -1,6 +1,6 @@
 # lit configuration for DeepEx. Tests live beside the code they test
 # (compiler/*/test) and end-to-end checks under test/.
-#   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -Dbuild_dir=build compiler test
+#   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -Dbuild_dir=build compiler test tools
 import os
 import lit.formats
 
@@ -32,6 +32,7 @@ config.substitutions.append(("%dxc", os.path.join(build_dir, "compiler", "dxc"))
 config.substitutions.append(("%mpirun", "mpirun --oversubscribe --bind-to none"))
 config.substitutions.append(("%build", build_dir))
 config.substitutions.append(("%datagen", os.path.join(build_dir, "datagen", "dx-datagen")))
+config.substitutions.append(("%analyze", os.path.join(build_dir, "tools", "analyze", "dx-analyze")))
 # Debian's python3 (with python3-torch), whatever python3 is first on PATH.
 config.substitutions.append(("%python_torch", "/usr/bin/python3"))  # libdxrt.a, the gradcheck runner
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))

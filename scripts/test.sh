@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build
-python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv -Dbuild_dir=build compiler test
+python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv -Dbuild_dir=build compiler test tools
 ctest --test-dir build --output-on-failure
 bash fuzz/run.sh "${DX_FUZZ_SECONDS:-60}"

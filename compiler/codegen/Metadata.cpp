@@ -109,6 +109,8 @@ void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceMana
                                          {"label_column", d.labelColumn},
                                          {"header", d.header},
                                          {"labels", d.hasLabels}};
+    // Only folder datasets augment; other formats' metadata stays as it was.
+    if (d.format == "folder") (*meta.getObject("dataset"))["augment"] = strings(d.augment);
   }
   std::string text;
   llvm::raw_string_ostream os(text);

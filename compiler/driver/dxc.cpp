@@ -197,6 +197,7 @@ int main(int argc, char **argv) {
   study->add_option("--seed", so.seed, "seed of every run")->check(CLI::NonNegativeNumber)->type_name("N");
   study->add_option("--max-steps", so.maxSteps, "stop every run after N steps")->check(CLI::PositiveNumber)->type_name("N");
   study->add_flag("--synthetic", so.synthetic, "train on random data (throughput only)");
+  study->add_option("--data-dir", so.dataDir, "take the dataset's relative paths from DIR in every run")->type_name("DIR");
   study->add_flag("--stop-at-target", so.stopAtTarget, "stop each run once the train block's target is met");
   study->add_option("--lr-scaling", so.lrScaling,
                     "none, or linear: multiply the learning rate by the ranks (the warm-up is the schedule's)")

@@ -80,18 +80,27 @@ Value arenaView(OpBuilder &b, Location loc, Value arena, int64_t offset, mlir::R
 }
 
 // A view of a batch memref as `t`, whose dim 0 is the dynamic batch.
-Value batchView(OpBuilder &b, Location loc, Value flat, Value batch, mlir::RankedTensorType t) {
+// A [batch, ...] view of a flat buffer, starting at element `offset` (null:
+// at 0, with the identity layout).
+Value batchView(OpBuilder &b, Location loc, Value flat, Value batch, mlir::RankedTensorType t, Value offset = {}) {
   llvm::SmallVector<int64_t> perSample(t.getShape().drop_front());
   int64_t sample = 1;
   for (int64_t d : perSample) sample *= d;
   llvm::SmallVector<mlir::OpFoldResult> sizes = {batch}, strides = {b.getIndexAttr(sample)};
+  llvm::SmallVector<int64_t> staticStrides = {sample};
   auto inner = canonicalStrides(perSample);
   for (size_t k = 0; k < perSample.size(); ++k) {
     sizes.push_back(b.getIndexAttr(perSample[k]));
     strides.push_back(b.getIndexAttr(inner[k]));
+    staticStrides.push_back(inner[k]);
   }
-  auto type = mlir::MemRefType::get(t.getShape(), t.getElementType());
-  return b.create<mlir::memref::ReinterpretCastOp>(loc, type, flat, b.getIndexAttr(0), sizes, strides);
+  if (!offset) {
+    auto type = mlir::MemRefType::get(t.getShape(), t.getElementType());
+    return b.create<mlir::memref::ReinterpretCastOp>(loc, type, flat, b.getIndexAttr(0), sizes, strides);
+  }
+  auto layout = mlir::StridedLayoutAttr::get(b.getContext(), mlir::ShapedType::kDynamic, staticStrides);
+  auto type = mlir::MemRefType::get(t.getShape(), t.getElementType(), layout);
+  return b.create<mlir::memref::ReinterpretCastOp>(loc, type, flat, mlir::OpFoldResult(offset), sizes, strides);
 }
 
 Value asTensor(OpBuilder &b, Location loc, Value memref, mlir::Type tensorType) {
@@ -165,8 +174,20 @@ void buildEvalStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp eval,
   Value batch = b.create<arith::IndexCastOp>(loc, b.getIndexType(), a[5]);
   auto args = innerArgs(b, loc, eval, l, a[0], a[1], a[2], a[3], batch, Value());
   auto call = b.create<mlir::func::CallOp>(loc, eval, args);
-  auto outType = mlir::cast<mlir::RankedTensorType>(call.getResult(1).getType());
-  storeInto(b, loc, call.getResult(1), batchView(b, loc, a[4], batch, outType));
+  // Output k fills [batch * before_k, batch * (before_k + floats_k)) of the
+  // outputs buffer, before_k = the per-sample floats of outputs 0..k-1: the
+  // first output stays at 0 with rows of its own size.
+  int64_t before = 0;
+  for (unsigned r = 1; r < call.getNumResults(); ++r) {
+    auto outType = mlir::cast<mlir::RankedTensorType>(call.getResult(r).getType());
+    Value offset;
+    if (before > 0)
+      offset = b.create<arith::MulIOp>(loc, batch, b.create<arith::ConstantIndexOp>(loc, before));
+    storeInto(b, loc, call.getResult(r), batchView(b, loc, a[4], batch, outType, offset));
+    int64_t perSample = 1;
+    for (int64_t d : outType.getShape().drop_front()) perSample *= d;
+    before += perSample;
+  }
   Value loss = b.create<mlir::tensor::ExtractOp>(loc, call.getResult(0), mlir::ValueRange{});
   b.create<mlir::func::ReturnOp>(loc, loss);
 }

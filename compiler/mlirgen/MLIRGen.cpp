@@ -31,7 +31,7 @@ public:
 
   // Emits func @name over the graph's nodes: the model only (returning its
   // outputs), model + loss (returning the loss), or, for evaluation, model +
-  // loss returning the loss and the first output.
+  // loss returning the loss and every output (for accuracy and --export).
   enum class Kind { Forward, Loss, Eval };
   void emit(mlir::ModuleOp module, const CheckedModel &m, const std::string &name, Kind kind) {
     bool withLoss = kind != Kind::Forward;
@@ -66,7 +66,10 @@ public:
     llvm::SmallVector<mlir::Type> resultTypes;
     std::vector<int> results;
     if (kind == Kind::Loss) results = {g.loss};
-    else if (kind == Kind::Eval) results = {g.loss, g.outputs[0]};
+    else if (kind == Kind::Eval) {
+      results = {g.loss};
+      results.insert(results.end(), g.outputs.begin(), g.outputs.end());
+    }
     else results = g.outputs;
     for (int r : results) resultTypes.push_back(ir::toMlirType(&ctx_, g.values[r].type));
 

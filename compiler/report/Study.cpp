@@ -138,6 +138,7 @@ int runStudy(const StudyOptions &o, const CompileFn &compile, std::ostream &out,
       if (o.seed) argv.insert(argv.end(), {"--seed", std::to_string(*o.seed)});
       if (o.maxSteps) argv.insert(argv.end(), {"--max-steps", std::to_string(*o.maxSteps)});
       if (o.synthetic) argv.push_back("--synthetic");
+      if (!o.dataDir.empty()) argv.insert(argv.end(), {"--data-dir", o.dataDir});
       if (o.stopAtTarget) argv.push_back("--stop-at-target");
       if (!o.lrScaling.empty()) argv.insert(argv.end(), {"--lr-scaling", o.lrScaling});
       if (!mode.empty()) argv.insert(argv.end(), {"--sync", mode});

@@ -19,6 +19,7 @@ struct StudyOptions {
   std::vector<int64_t> ranks;     // rank counts, in the order to run them
   std::optional<int64_t> epochs, batch, seed, maxSteps;
   bool synthetic = false, stopAtTarget = false;
+  std::string dataDir; // passed to every run as --data-dir (relative paths: from where dxc runs)
   std::string lrScaling;          // "", "none" or "linear" (--lr-scaling of the executable)
   std::vector<std::string> sync;  // "allreduce", "average:K"; several: one series each
   std::string outDir;             // default: STEM-study

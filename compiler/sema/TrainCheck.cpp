@@ -6,6 +6,7 @@
 #include "sema/Elaborator.h"
 #include "sema/OpRegistry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -156,16 +157,18 @@ public:
     DatasetConfig c;
     c.name = d.name.name;
     c.range = d.range;
-    auto k = keys(d, {"format", "train", "test", "sample", "classes", "scale", "mean", "std", "label_column", "header"},
+    auto k = keys(d, {"format", "train", "test", "sample", "classes", "scale", "mean", "std", "label_column", "header",
+                      "augment"},
                   "dataset");
     bool ok = true;
     if (!k.count("format")) {
       // Not again for a misspelt key that was already pointed at.
       if (!suggested_.count("format"))
-        diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'format: idx', 'npy' or 'csv'");
+        diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'format: idx', 'npy', 'csv' or 'folder'");
       ok = false;
     } else
-      ok &= symbolSetting(*k["format"], {"idx", "npy", "csv"}, c.format);
+      ok &= symbolSetting(*k["format"], {"idx", "npy", "csv", "folder"}, c.format);
+    const bool folder = c.format == "folder";
     for (const char *split : {"train", "test"}) {
       auto it = k.find(split);
       if (it == k.end()) {
@@ -180,10 +183,13 @@ public:
       if (!e) { ok = false; continue; }
       Value v = term(*e);
       std::vector<std::string> &files = std::string(split) == "train" ? c.trainFiles : c.testFiles;
-      bool good = v.kind == Value::Kind::List && !v.list.empty() && v.list.size() <= 2;
+      bool good = v.kind == Value::Kind::List && !v.list.empty() && v.list.size() <= (folder ? 1 : 2);
       for (const Value &f : v.list) good &= f.kind == Value::Kind::String;
       if (!good) {
-        diags_.error(e->range, std::string("'") + split + "' must list one or two file names: inputs, then labels");
+        // A folder's labels are its sub-folders: there is no labels file.
+        diags_.error(e->range, std::string("'") + split +
+                                   (folder ? "' of a folder dataset must list one directory (one sub-folder per class)"
+                                           : "' must list one or two file names: inputs, then labels"));
         ok = false;
         continue;
       }
@@ -244,14 +250,67 @@ public:
         c.header = v.b;
       }
       c.hasLabels = c.labelColumn >= 0 || c.trainFiles.size() == 2;
+      if (auto it = k.find("augment"); it != k.end())
+        diags_.error(it->second->key.range, "'augment' applies to folder datasets only");
+    } else if (folder) {
+      for (const char *key : {"label_column", "header"})
+        if (auto it = k.find(key); it != k.end())
+          diags_.error(it->second->key.range, std::string("'") + key + "' applies to csv datasets only");
+      ok &= folderSample(c);
+      c.augment = {"random_resized_crop", "flip"}; // torchvision's ImageNet training transform
+      if (auto it = k.find("augment"); it != k.end()) ok &= augmentSetting(*it->second, c.augment);
+      c.hasLabels = true; // the class is the sub-folder
     } else {
       for (const char *key : {"label_column", "header"})
         if (auto it = k.find(key); it != k.end())
           diags_.error(it->second->key.range, std::string("'") + key + "' applies to csv datasets only");
+      if (auto it = k.find("augment"); it != k.end())
+        diags_.error(it->second->key.range, "'augment' applies to folder datasets only");
       c.hasLabels = c.trainFiles.size() == 2;
     }
     if (!ok) return std::nullopt;
     return c;
+  }
+
+  // A folder dataset's images become [C, H, W] samples with 1 (grey) or 3
+  // (RGB) channels.
+  bool folderSample(const DatasetConfig &c) {
+    if (c.sample.empty()) return true; // already reported
+    if (c.sample.size() == 3 && (c.sample[0] == 1 || c.sample[0] == 3)) return true;
+    diags_.error(c.sampleRange, "a folder dataset's 'sample' must be [3, H, W] (RGB) or [1, H, W] (grey)");
+    return false;
+  }
+
+  // `augment: none` or `augment: [random_resized_crop, flip]` (any subset,
+  // each once).
+  bool augmentSetting(const ast::Setting &s, std::vector<std::string> &out) {
+    static const std::vector<std::string> kinds = {"random_resized_crop", "flip"};
+    const ast::Expr *e = one(s, "none or a list such as [random_resized_crop, flip]");
+    if (!e) return false;
+    out.clear();
+    if (e->kind == ast::ExprKind::Name && e->text == "none") return true;
+    if (e->kind != ast::ExprKind::List) {
+      diags_.error(e->range, "'augment' must be none or a list of: random_resized_crop, flip");
+      return false;
+    }
+    bool ok = true;
+    for (const ast::ExprPtr &el : e->elems) {
+      std::string name = el->kind == ast::ExprKind::Name ? el->text : "";
+      bool known = false;
+      for (const std::string &k : kinds) known |= k == name;
+      if (!known) {
+        diags_.error(el->range, "unknown augmentation '" + std::string(diags_.sources().text(el->range)) +
+                                    "'; the augmentations are random_resized_crop and flip" +
+                                    (name.empty() ? "" : didYouMean(name, kinds)));
+        ok = false;
+      } else if (std::find(out.begin(), out.end(), name) != out.end()) {
+        diags_.error(el->range, "augmentation '" + name + "' is listed twice");
+        ok = false;
+      } else {
+        out.push_back(name);
+      }
+    }
+    return ok;
   }
 
   // Reads `name(k: v, ...)` against a spec table into `hyper`.

@@ -15,8 +15,8 @@ namespace dx {
 
 struct DatasetConfig {
   std::string name;
-  std::string format;                  // idx, npy, csv
-  std::vector<std::string> trainFiles; // inputs [, labels]
+  std::string format;                  // idx, npy, csv, folder
+  std::vector<std::string> trainFiles; // inputs [, labels]; folder: one directory
   std::vector<std::string> testFiles;
   std::vector<int64_t> sample;         // per-sample shape
   int64_t classes = 0;                 // 0 = unknown / not a classification set
@@ -25,6 +25,9 @@ struct DatasetConfig {
   bool hasLabels = false;
   int64_t labelColumn = -1;            // csv
   bool header = false;                 // csv
+  // folder: the training split's random augmentations, in the order applied
+  // (random_resized_crop, flip); empty = none (the evaluation transform).
+  std::vector<std::string> augment;
   SourceRange range, sampleRange;
 };
 

@@ -18,7 +18,8 @@ Progress::~Progress() {
 void Progress::add(int64_t n) {
   const int64_t done = done_.fetch_add(n) + n;
   int64_t next = next_report_.load();
-  if (quiet_ || done < next) return;
+  // The final line is finish()'s.
+  if (quiet_ || done < next || done >= total_) return;
   // Whoever moves the threshold prints; the others go on.
   const int64_t step = tty_ ? (total_ + 199) / 200 : (total_ + 9) / 10;
   if (next_report_.compare_exchange_strong(next, done + step)) print(done, false);

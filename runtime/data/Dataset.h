@@ -2,7 +2,8 @@
 // its samples either in memory as normalised f32 (read splits) or as a
 // read-only mapping of the file, converted and normalised as gather() copies
 // them (mapped splits: uncompressed IDX and NPY under Access::Map; gzip, CSV
-// and synthetic splits are always read).
+// and synthetic splits are always read), or as a folder of image files
+// decoded and augmented as gather() copies them (image splits).
 #pragma once
 
 #include "data/Array.h"
@@ -17,14 +18,15 @@ namespace dxrt {
 
 // The metadata's "dataset" object (docs/abi.md).
 struct DatasetSpec {
-  std::string name, format;            // format: idx, npy, csv
-  std::vector<std::string> train, test; // [inputs] or [inputs, labels]
+  std::string name, format;            // format: idx, npy, csv, folder
+  std::vector<std::string> train, test; // [inputs] or [inputs, labels]; folder: [directory]
   std::vector<int64_t> sample;         // shape of one sample
   int64_t classes = 0;                 // 0 = not a classification set
   double scale = 1.0;                  // x * scale, then (x - mean) / std
   std::vector<double> mean, std;       // empty, one value, or one per channel (sample[0])
   int64_t label_column = -1;           // csv: the column holding the label, -1 = none
   bool header = false;                 // csv: skip the first line
+  std::vector<std::string> augment;    // folder: random_resized_crop, flip (training split only)
 
   int64_t sample_floats() const;
   // Labels come from a second file, or (csv) from label_column.
@@ -39,6 +41,16 @@ struct Normalization {
   int64_t plane = 0;
 };
 
+// What an image split's random augmentations are drawn from: the run's seed
+// and the epoch (with the sample's index, data/Augment.h).
+struct AugmentKey {
+  uint64_t seed = 0;
+  int64_t epoch = 0;
+  bool operator==(const AugmentKey &) const = default;
+};
+
+struct ImageSource; // data/ImageFolder.h
+
 struct Split {
   std::string name;            // "train" or "test"
   std::string source;          // the inputs file, for messages
@@ -52,9 +64,12 @@ struct Split {
   Dtype dtype = Dtype::U8;
   bool big_endian = false;
   Normalization norm;
+  // Image splits (x empty): the folder's files and how they become samples.
+  std::shared_ptr<const ImageSource> images;
   std::vector<int64_t> y;      // n labels when has_labels
   bool has_labels = false;
   bool mapped() const { return file != nullptr; }
+  bool decoded() const { return images != nullptr; }
 };
 
 // Read: every split in memory. Map: uncompressed IDX and NPY inputs mapped

@@ -4,6 +4,7 @@
 #include "data/Array.h"
 #include "data/Csv.h"
 #include "data/Dataset.h"
+#include "data/ImageFolder.h"
 
 #include <filesystem>
 
@@ -15,7 +16,9 @@ int64_t DatasetSpec::sample_floats() const {
   return n;
 }
 
-bool DatasetSpec::labelled() const { return train.size() >= 2 || (format == "csv" && label_column >= 0); }
+bool DatasetSpec::labelled() const {
+  return train.size() >= 2 || (format == "csv" && label_column >= 0) || format == "folder";
+}
 
 std::string resolve_path(const std::string &name, const std::string &data_dir) {
   if (data_dir.empty() || std::filesystem::path(name).is_absolute()) return name;
@@ -107,13 +110,15 @@ Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files,
   std::vector<std::string> paths;
   for (const std::string &f : files) paths.push_back(resolve_path(f, data_dir));
   s.source = paths[0];
+  // Images are decoded and normalised as gather() copies them.
+  if (spec.format == "folder") return load_image_split(spec, paths[0], which);
   bool separate_labels = s.has_labels && !(spec.format == "csv" && spec.label_column >= 0);
   DXRT_CHECK(!separate_labels || paths.size() >= 2,
              str("the dataset is labelled but its ", which, " split lists no labels file (only '", files[0], "')"),
              str("give `", which, ": [\"inputs\", \"labels\"]` in the dataset block"));
   if (spec.format == "idx" || spec.format == "npy") s = load_arrays(spec, paths, std::move(s), access);
   else if (spec.format == "csv") s = load_csv(spec, paths, std::move(s));
-  else DXRT_FAIL(str("unknown dataset format '", spec.format, "'"), "the formats are idx, npy and csv");
+  else DXRT_FAIL(str("unknown dataset format '", spec.format, "'"), "the formats are idx, npy, csv and folder");
   if (s.mapped()) s.norm = normalization(spec, s.sample_floats);
   else normalize(s, spec);
   return s;

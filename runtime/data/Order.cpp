@@ -1,5 +1,6 @@
 #include "data/Order.h"
 
+#include "data/ImageFolder.h"
 #include "kernels/Philox.h"
 
 #include <cstring>
@@ -33,10 +34,15 @@ void BatchPlan::shard(int64_t s, int64_t m, int64_t *lo, int64_t *hi) const {
   *hi = begin + len * (j + 1) / slices;
 }
 
-// Sample i of the split into out: a copy of a read split's floats, or a
-// mapped split's stored elements converted and normalised.
-static void copy_sample(const Split &s, int64_t i, float *out) {
+// Sample i of the split into out: a copy of a read split's floats, a mapped
+// split's stored elements converted and normalised, or an image split's file
+// decoded (training transform when key is set).
+static void copy_sample(const Split &s, int64_t i, float *out, const AugmentKey *key) {
   const int64_t f = s.sample_floats;
+  if (s.decoded()) {
+    image_sample(*s.images, i, key, out);
+    return;
+  }
   if (!s.mapped()) {
     std::memcpy(out, s.x.data() + i * f, sizeof(float) * size_t(f));
     return;
@@ -51,17 +57,18 @@ static void copy_sample(const Split &s, int64_t i, float *out) {
   }
 }
 
-void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y) {
+void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y,
+            const AugmentKey &key) {
   for (int64_t i = lo; i < hi; ++i) {
     int64_t src = order[size_t(i)];
-    copy_sample(split, src, x + (i - lo) * split.sample_floats);
+    copy_sample(split, src, x + (i - lo) * split.sample_floats, &key);
     if (y && split.has_labels) y[i - lo] = split.y[size_t(src)];
   }
 }
 
 void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y) {
-  if (split.mapped())
-    for (int64_t i = lo; i < hi; ++i) copy_sample(split, i, x + (i - lo) * split.sample_floats);
+  if (split.mapped() || split.decoded())
+    for (int64_t i = lo; i < hi; ++i) copy_sample(split, i, x + (i - lo) * split.sample_floats, nullptr);
   else
     std::memcpy(x, split.x.data() + lo * split.sample_floats, sizeof(float) * size_t((hi - lo) * split.sample_floats));
   if (y && split.has_labels) std::copy(split.y.begin() + lo, split.y.begin() + hi, y);

@@ -35,9 +35,15 @@ struct BatchPlan {
 // Copies samples order[lo..hi) of the split into x (and their labels into y
 // when the split has labels and y is not null). A mapped split's samples are
 // converted and normalised here, touching only their pages of the file;
-// throws dxrt::Error for a non-finite input. Allocates nothing.
-void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y);
-// The same for samples lo..hi in file order.
+// throws dxrt::Error for a non-finite input. An image split's samples are
+// decoded here (on this thread; the trainer prefetches them on a pool, see
+// data/Prefetch.h) with the training transform, its random crops and flips
+// drawn for (key, sample index). Allocates nothing (image splits: once
+// their per-thread buffers have grown).
+void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y,
+            const AugmentKey &key);
+// The same for samples lo..hi in file order, for evaluation: image splits
+// use the evaluation transform (no random draws).
 void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y);
 
 } // namespace dxrt

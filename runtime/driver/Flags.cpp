@@ -113,9 +113,9 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
 
   int64_t epochs = t.epochs, batch = t.batch_per_rank, seed = t.seed, max_steps = 0, eval_batch = 0, synth_n = 0;
   double lr = meta.optimizer.lr;
-  std::string log, data_dir, sync = t.sync == "average" ? str("average:", t.average_every) : t.sync;
+  std::string log, data_dir, export_dir, sync = t.sync == "average" ? str("average:", t.average_every) : t.sync;
   std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = "cpu";
-  int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1;
+  int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
   double bucket_mb = 25;
   bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false;
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
@@ -128,6 +128,8 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
       ->check(whole_number(0))->type_name("N");
   app.add_option("--log", log, "Write the metrics log (JSON lines) to FILE")->type_name("FILE");
   app.add_option("--data-dir", data_dir, "Take the dataset's relative paths from DIR")->type_name("DIR");
+  app.add_option("--data-threads", data_threads, "Threads that decode a folder dataset's images ahead of the step")
+      ->default_str("2")->check(whole_number(1))->type_name("N");
   app.add_flag("--synthetic", synthetic, "Train on random data of the right shape (throughput runs)");
   app.add_option("--synthetic-samples", synth_n, "Training samples of a --synthetic run")
       ->default_str("32 global batches")->check(whole_number(1))->type_name("N");
@@ -150,6 +152,9 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_flag("--resume", resume, "Continue from the newest complete checkpoint in --checkpoint-dir");
   app.add_option("--stop-after-epoch", stop_after, "End the run after epoch N with a checkpoint (the schedule still spans --epochs)")
       ->check(whole_number(1))->type_name("N");
+  app.add_option("--export", export_dir,
+                 "After training, write every output of the model for every train and test sample to DIR/<split>_<output>.npy")
+      ->type_name("DIR");
   app.add_option("--device", device, "Where to train: cpu (this executable was compiled for the CPU)")
       ->default_str("cpu")->type_name("DEV");
   app.add_option("--set", "key=value: the same as --key value (e.g. --set epochs=3)")->type_name("KEY=VALUE");
@@ -202,12 +207,14 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->log_path = log;
   cfg->data_dir = data_dir;
   cfg->bucket_bytes = int64_t(bucket_mb * 1048576.0);
+  cfg->data_threads = int(data_threads);
   cfg->checkpoint_dir = checkpoint_dir;
   cfg->checkpoint_every = checkpoint_every;
   cfg->keep_checkpoints = keep;
   cfg->stop_after_epoch = stop_after;
   cfg->resume = resume;
   cfg->print_schedule = print_schedule;
+  cfg->export_dir = export_dir;
   try {
     cfg->sync = parse_sync(sync);
   } catch (const Error &e) {

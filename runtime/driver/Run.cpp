@@ -16,6 +16,7 @@
 #include "model/Arenas.h"
 #include "model/Metadata.h"
 #include "model/Model.h"
+#include "train/Export.h"
 #include "train/Trainer.h"
 
 #include <algorithm>
@@ -97,6 +98,14 @@ int run(int argc, char **argv) {
     Trainer trainer(meta, cfg, data, arenas, world, console, log, start);
     if (cfg.resume) trainer.resume();
     int rc = trainer.run();
+    if (rc == kExitOk && !cfg.export_dir.empty()) {
+      // Inference mode, with the final parameters (also after --stop-after-epoch).
+      for (const Split *split : {static_cast<const Split *>(&data.train), test}) {
+        if (!split) continue;
+        for (const std::string &path : export_outputs(meta, arenas, *split, cfg.eval_batch, cfg.export_dir, world))
+          console.line(str("exported ", path));
+      }
+    }
     world.finalize();
     return rc;
   } catch (const Error &e) {

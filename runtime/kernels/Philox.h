@@ -34,6 +34,8 @@ inline PhiloxBlock philox4x32_10(PhiloxBlock ctr, std::array<uint32_t, 2> key) {
 constexpr uint32_t kRuntimeRank = 0xFFFFFFFFu;
 // Runtime streams (rank = kRuntimeRank).
 constexpr uint32_t kStreamShuffle = 1, kStreamSyntheticX = 2, kStreamSyntheticY = 3;
+// Image augmentation draws (data/Augment.h): step = epoch, keyed by sample index.
+constexpr uint32_t kStreamAugment = 4;
 
 struct RngKey {
   uint64_t seed;

@@ -36,7 +36,7 @@ constexpr int64_t kGradSide = 3;
 struct Arenas {
   // grads holds params.size() gradients, then kGradSide side values.
   Floats params, grads, buffers, new_buffers, state;
-  Floats x, outputs; // one batch of inputs, one batch of the first output
+  Floats x, outputs; // one batch of inputs, one batch of every output (output k after outputs 0..k-1)
   Labels labels;
 
   // Sizes every arena from the metadata for batches of up to max_batch samples.

@@ -11,7 +11,7 @@ namespace dxrt {
 Arenas::Arenas(const Metadata &m, int64_t max_batch)
     : params(size_t(m.param_floats)), grads(size_t(m.param_floats + kGradSide)), buffers(size_t(m.buffer_floats)),
       new_buffers(size_t(m.buffer_floats)), state(size_t(m.param_floats * m.state_slots)),
-      x(size_t(max_batch * m.input.floats)), outputs(size_t(max_batch * m.outputs[0].floats)),
+      x(size_t(max_batch * m.input.floats)), outputs(size_t(max_batch * m.output_floats())),
       labels(size_t(max_batch)) {}
 
 int64_t Arenas::bytes() const {

@@ -136,6 +136,7 @@ DatasetSpec dataset_spec(const Node &n) {
   if (n.has("std")) d.std = n.at("std").numbers();
   if (n.has("label_column")) d.label_column = n.at("label_column").i();
   if (n.has("header")) d.header = n.at("header").b();
+  if (n.has("augment")) d.augment = n.at("augment").strings();
   for (int64_t s : d.sample) DXRT_CHECK(s >= 1, str("model metadata: dataset sample ", shape_str(d.sample), " has a dimension < 1"), kHint);
   return d;
 }

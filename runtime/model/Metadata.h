@@ -63,6 +63,12 @@ struct Metadata {
   TensorSpec input;
   bool labels = false;
   std::vector<TensorSpec> outputs;
+  // Floats of one sample's outputs, all of them (dx_eval_step writes them all).
+  int64_t output_floats() const {
+    int64_t n = 0;
+    for (const TensorSpec &o : outputs) n += o.floats;
+    return n;
+  }
   int64_t param_floats = 0, buffer_floats = 0, state_slots = 0;
   std::vector<ArenaEntry> params, buffers;
   std::vector<LayerSpec> layers;

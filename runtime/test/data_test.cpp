@@ -332,7 +332,7 @@ TEST(Gather, CopiesSamplesInOrder) {
   std::vector<int64_t> order = {2, 0, 1};
   float x[4];
   int64_t y[2];
-  gather(sp, order, 1, 3, x, y);
+  gather(sp, order, 1, 3, x, y, AugmentKey{});
   EXPECT_EQ(std::vector<float>(x, x + 4), (std::vector<float>{0, 1, 10, 11}));
   EXPECT_EQ(std::vector<int64_t>(y, y + 2), (std::vector<int64_t>{5, 6}));
 }
@@ -471,8 +471,8 @@ TEST(Map, GatherGivesTheBytesOfTheReadSplit) {
   const std::vector<int64_t> order = {4, 1, 3, 0, 2};
   std::vector<float> xr(4 * 6), xm(4 * 6, -1);
   int64_t yr[4], ym[4];
-  gather(read, order, 1, 5, xr.data(), yr);
-  gather(copy, order, 1, 5, xm.data(), ym);
+  gather(read, order, 1, 5, xr.data(), yr, AugmentKey{});
+  gather(copy, order, 1, 5, xm.data(), ym, AugmentKey{});
   EXPECT_TRUE(same_bytes(xm, xr));
   EXPECT_EQ(std::vector<int64_t>(ym, ym + 4), std::vector<int64_t>(yr, yr + 4));
   EXPECT_EQ(std::vector<int64_t>(ym, ym + 4), (std::vector<int64_t>{1, 3, 0, 2}));

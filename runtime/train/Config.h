@@ -29,6 +29,7 @@ struct RunConfig {
   SyncSpec sync;
   std::string lr_scaling = "none"; // none or linear (base_lr already scaled)
   int64_t bucket_bytes = 25 << 20;
+  int data_threads = 2;  // image decoding threads (folder datasets)
   // Checkpoints: every N epochs (0 = only on SIGUSR1/SIGTERM), the newest
   // `keep` kept; --resume continues from the newest; --stop-after-epoch
   // ends the run (with a checkpoint) after that epoch of the schedule.
@@ -36,6 +37,7 @@ struct RunConfig {
   int64_t checkpoint_every = 0, keep_checkpoints = 2, stop_after_epoch = 0;
   bool resume = false;
   bool print_schedule = false; // print the learning rate of every step, then exit
+  std::string export_dir;      // --export: every output of every sample, after training
   int rank = 0, world = 1;
   int64_t global_batch() const { return per_rank_batch * accumulate * world; }
 };

@@ -1,6 +1,7 @@
 #include "train/Evaluate.h"
 
 #include "data/Order.h"
+#include "data/Prefetch.h"
 #include "model/Model.h"
 
 #include <algorithm>
@@ -13,15 +14,20 @@ bool has_accuracy(const Metadata &meta, const Split &split) {
   return split.has_labels && classes >= 2 && (declared == 0 || declared == classes);
 }
 
-EvalResult evaluate(const Metadata &meta, Arenas &a, const Split &split, int64_t eval_batch, World &world) {
+EvalResult evaluate(const Metadata &meta, Arenas &a, const Split &split, int64_t eval_batch, World &world,
+                    int data_threads) {
   // Identity order, this rank's contiguous shard.
   const int64_t lo = split.n * world.rank() / world.size(), hi = split.n * (world.rank() + 1) / world.size();
   const bool accuracy = has_accuracy(meta, split);
   const int64_t classes = meta.outputs[0].floats;
   double sums[3] = {0, 0, 0}; // loss * samples, correct, samples
+  // Images: each batch decoded in parallel (not ahead: evaluation is short).
+  std::optional<Prefetcher> decode;
+  if (split.decoded()) decode.emplace(split, data_threads, a.x.size());
   for (int64_t b = lo; b < hi; b += eval_batch) {
     const int64_t e = std::min(b + eval_batch, hi), n = e - b;
-    gather_range(split, b, e, a.x.data(), a.labels.data());
+    if (decode) decode->take(BatchRequest{nullptr, b, e, std::nullopt}, a.x, a.labels.data());
+    else gather_range(split, b, e, a.x.data(), a.labels.data());
     float loss = model_eval_step(a, n);
     sums[0] += double(loss) * double(n);
     sums[2] += double(n);

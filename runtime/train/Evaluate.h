@@ -13,6 +13,9 @@ namespace dxrt {
 // True when the first output holds class scores the labels index.
 bool has_accuracy(const Metadata &meta, const Split &split);
 
-EvalResult evaluate(const Metadata &meta, Arenas &arenas, const Split &split, int64_t eval_batch, World &world);
+// An image split's batches are decoded on data_threads threads (other
+// splits ignore it).
+EvalResult evaluate(const Metadata &meta, Arenas &arenas, const Split &split, int64_t eval_batch, World &world,
+                    int data_threads = 1);
 
 } // namespace dxrt

@@ -33,6 +33,7 @@ Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &da
     accum_grads_.resize(a_.grads.size());
     accum_buffers_.resize(a_.new_buffers.size());
   }
+  if (data.train.decoded()) prefetch_ = std::make_unique<Prefetcher>(data.train, cfg.data_threads, a_.x.size());
 }
 
 double Trainer::elapsed() const { return p_.elapsed_s + (now_s() - start_); }
@@ -71,7 +72,7 @@ int Trainer::run() {
         sync_.average(a_.params.data(), int64_t(a_.params.size()));
         sync_.average(a_.buffers.data(), int64_t(a_.buffers.size()));
       }
-      s.val = evaluate(meta_, a_, *data_.test, cfg_.eval_batch, world_);
+      s.val = evaluate(meta_, a_, *data_.test, cfg_.eval_batch, world_, cfg_.data_threads);
       s.has_val = true;
     }
     s.elapsed_s = elapsed();
@@ -146,7 +147,7 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
     plan.shard(k, m, &lo, &hi);
     const int64_t b = hi - lo;
     b_rank += b;
-    gather(data_.train, order, lo, hi, a_.x.data(), a_.labels.data());
+    load_batch(epoch, k, m, steps, order, plan);
     float loss = 0;
     if (b > 0) {
       loss = model_train_step(a_, b, cfg_.seed, p_.step, int64_t(cfg_.rank) * M + m);
@@ -227,6 +228,28 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   const double rate = double(plan.global_batch()) * double(p_.step_in_epoch) / std::max(p_.epoch_time_s, 1e-9);
   console_.progress(cfg_, epoch, p_.step_in_epoch, steps, p_.loss_sum / std::max(p_.samples, 1.0), rate,
                     p_.epoch_time_s / double(p_.step_in_epoch) * double(steps - p_.step_in_epoch));
+}
+
+// Micro-batch m of step k into the arena's x and labels. Image splits: the
+// prefetcher hands over the batch it decoded during the previous micro-batch
+// and starts on the next one of the epoch (each epoch's first batch is
+// decoded on the spot: the next epoch's order is not drawn yet).
+void Trainer::load_batch(int64_t epoch, int64_t k, int64_t m, int64_t steps, const std::vector<int64_t> &order,
+                         const BatchPlan &plan) {
+  int64_t lo, hi;
+  plan.shard(k, m, &lo, &hi);
+  const AugmentKey key{uint64_t(cfg_.seed), epoch};
+  if (!prefetch_) {
+    gather(data_.train, order, lo, hi, a_.x.data(), a_.labels.data(), key);
+    return;
+  }
+  prefetch_->take(BatchRequest{&order, lo, hi, key}, a_.x, a_.labels.data());
+  int64_t nk = k, nm = m + 1;
+  if (nm == cfg_.accumulate) nk = k + 1, nm = 0;
+  const bool last = nk == steps || (nm == 0 && cfg_.max_steps && p_.step >= cfg_.max_steps);
+  if (last) return;
+  plan.shard(nk, nm, &lo, &hi);
+  prefetch_->request(BatchRequest{&order, lo, hi, key});
 }
 
 // The epoch's statistics over all ranks (also for a partial epoch).

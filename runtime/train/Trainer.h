@@ -7,6 +7,7 @@
 
 #include "comm/World.h"
 #include "data/Dataset.h"
+#include "data/Prefetch.h"
 #include "driver/Console.h"
 #include "driver/MetricsLog.h"
 #include "model/Arenas.h"
@@ -17,6 +18,7 @@
 #include "train/Progress.h"
 #include "train/Stats.h"
 
+#include <memory>
 #include <optional>
 
 namespace dxrt {
@@ -43,6 +45,8 @@ private:
   enum class Stop { None, MaxSteps, Signal };
   Stop train_epoch(EpochStats &s);
   void step(int64_t epoch, int64_t k, int64_t steps, const std::vector<int64_t> &order, const struct BatchPlan &plan);
+  void load_batch(int64_t epoch, int64_t k, int64_t m, int64_t steps, const std::vector<int64_t> &order,
+                  const struct BatchPlan &plan);
   EpochStats finish_epoch(int64_t epoch);
   void check_target(const EpochStats &s);
   std::string checkpoint(const char *why);
@@ -62,6 +66,7 @@ private:
   Progress p_;
   int64_t fault_step_ = -1; // DXRT_FAULT (tests)
   Floats accum_grads_, accum_buffers_; // --accumulate > 1: the step's weighted sums
+  std::unique_ptr<Prefetcher> prefetch_; // image training splits: the next batch decoded during this step
   bool stop_ = false; // the target was met and --stop-at-target
   // Signals: the SIGUSR1 count already answered by a checkpoint (the same on
   // every rank), and what all ranks agreed on after a step.

@@ -1,0 +1,63 @@
+// From a decoded image to one normalised CHW sample: which part of the image
+// (a crop box, random or centred), resized to the sample's H x W, optionally
+// mirrored, scaled and normalised per channel. The boxes follow torchvision:
+//
+//   training    RandomResizedCrop(scale=(0.08, 1), ratio=(3/4, 4/3)) and
+//               RandomHorizontalFlip(p=0.5), as the dataset's `augment` lists
+//   evaluation  Resize(round(S * 256 / 224)) of the shorter side, then
+//               CenterCrop(H, W), S = max(H, W) (torchvision's eval transform
+//               for square samples)
+//
+// Resizing is bilinear with PIL's antialiasing (the filter widens when
+// shrinking), and the result is rounded to 8 bits before scaling, as
+// PIL + ToTensor give it.
+#pragma once
+
+#include "data/Dataset.h"
+#include "data/Image.h"
+#include "kernels/Philox.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace dxrt {
+
+// A region of the source image, in (fractional) source pixels: output row i
+// samples around source row top + (i + 0.5) * height / H, and only rows of
+// [clip_top, clip_bottom) contribute (likewise for columns).
+struct CropBox {
+  double top = 0, left = 0, height = 0, width = 0;
+  int64_t clip_top = 0, clip_left = 0, clip_bottom = 0, clip_right = 0;
+};
+
+// The draws of training sample `index` (AugmentKey, data/Dataset.h): stream
+// kStreamAugment with step = epoch, elements [index * kAugmentDraws,
+// (index + 1) * kAugmentDraws). Nothing else (threads, ranks, prefetching)
+// changes them, so a resumed run draws what the uninterrupted one did.
+constexpr uint64_t kAugmentDraws = 32;
+
+// torchvision's RandomResizedCrop.get_params: up to 10 tries of a random
+// area (8%-100%) and log-uniform aspect ratio (3/4-4/3) that fits; else the
+// centre crop with the ratio clamped to that range.
+CropBox random_resized_crop(int64_t height, int64_t width, const AugmentKey &key, int64_t index);
+// Whether the sample is mirrored (p = 0.5), from the same draws.
+bool random_flip(const AugmentKey &key, int64_t index);
+// The evaluation crop: the image resized so its shorter side is
+// round(max(H, W) * 256 / 224), then the centre H x W of that.
+CropBox center_crop(int64_t height, int64_t width, int64_t out_h, int64_t out_w);
+
+// Per-thread buffers of resample(), reused between samples.
+struct ResampleScratch {
+  std::vector<int64_t> first_x, first_y;
+  std::vector<float> wx, wy, rows;
+  int64_t taps_x = 0, taps_y = 0;
+};
+
+// Resamples box of img to out_c x out_h x out_w (CHW) floats, mirrored
+// left-right when flip, each value round(v) * scale then (x - mean) / std per
+// channel. A grey image fills every output channel; an RGB image into one
+// channel is an error naming `name`.
+void resample(const Image &img, const CropBox &box, bool flip, const Normalization &norm, int64_t out_c,
+              int64_t out_h, int64_t out_w, const std::string &name, ResampleScratch &scratch, float *out);
+
+} // namespace dxrt
