@@ -1,5 +1,6 @@
 // Data readers on small files written here, good and bad; normalisation;
 // shuffles and batch shards.
+#include "ExpectError.h"
 #include "TestUtil.h"
 #include "common/Check.h"
 #include "data/Array.h"
@@ -14,19 +15,10 @@
 #include <numeric>
 
 using namespace dxrt;
+using dxtest::expect_error;
 using dxtest::TempDir;
 
 namespace {
-
-// Expects f() to throw dxrt::Error whose message contains every one of `parts`.
-template <typename F> void expect_error(F &&f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error &e) {
-    for (const std::string &p : parts) EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "message: " << e.what() << "\nmissing: " << p;
-  }
-}
 
 std::vector<uint8_t> iota_bytes(size_t n) {
   std::vector<uint8_t> v(n);

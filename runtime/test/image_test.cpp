@@ -1,6 +1,7 @@
 // Image folders on small folders of PNGs and JPEGs written here: listing and
 // labels, decoding, the evaluation and training crops, flips, errors, and
 // that prefetched batches are the synchronous ones.
+#include "ExpectError.h"
 #include "TestUtil.h"
 #include "common/Check.h"
 #include "data/Augment.h"
@@ -22,20 +23,11 @@
 #include <png.h>
 
 using namespace dxrt;
+using dxtest::expect_error;
 using dxtest::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-template <typename F> void expect_error(F &&f, std::initializer_list<std::string> parts) {
-  try {
-    f();
-    ADD_FAILURE() << "no error";
-  } catch (const Error &e) {
-    for (const std::string &p : parts)
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << "message: " << e.what() << "\nmissing: " << p;
-  }
-}
 
 // Pixels (HWC) whose value tells where they are: every one differs from its
 // neighbours, so a wrong crop or flip shows.

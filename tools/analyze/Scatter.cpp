@@ -1,6 +1,7 @@
 #include "Scatter.h"
 
 #include "Colormap.h"
+#include "report/TextTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,20 +23,6 @@ constexpr double kRadius = 2.2;
 struct Range {
   double lo, hi;
 };
-
-std::string escape(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string num(double v) {
   char s[32];
@@ -101,7 +88,7 @@ std::vector<std::pair<int, int>> panel_pairs(int dims) {
 
 std::string text(double x, double y, const std::string &s, const char *anchor, const char *extra = "") {
   return "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\" text-anchor=\"" + anchor + "\"" + extra + ">" +
-         escape(s) + "</text>\n";
+         dx::report::htmlEscape(s) + "</text>\n";
 }
 
 } // namespace
