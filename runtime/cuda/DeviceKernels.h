@@ -1,0 +1,34 @@
+// libdxrt_cuda's own CUDA kernels (DeviceKernels.cu, the only file nvcc
+// compiles): pooling, and the zero-padding copy that gives cuDNN's symmetric
+// padding the CPU kernels' asymmetric one. Plain launchers: they queue the
+// kernel on `stream` and return cudaGetLastError() as an int (0 = success),
+// so that this header needs no CUDA header and the callers check it with
+// DXRT_CUDA_CHECK.
+#pragma once
+
+#include <cstdint>
+
+struct CUstream_st;
+
+namespace dxrt::cuda {
+
+// Pooling over `planes` = N*C planes of [h, w] into [ho, wo]; kind 0 = max,
+// 1 = average; the semantics of runtime/kernels/Pool.cpp, bit for bit (the
+// same window order, the same first-maximum and NaN rules, the same order
+// of summation).
+struct PoolShape {
+  int64_t planes, h, w, ho, wo, kh, kw, sh, sw, pt, pl, kind;
+};
+int pool_forward(const PoolShape &s, const float *x, float *y, CUstream_st *stream);
+// dx (overwritten) from dy. Each element of dx sums the gradients of the
+// windows it wins (or, for average, lies in) in row-major window order,
+// as the CPU kernel does: deterministic, no atomics.
+int pool_grad(const PoolShape &s, const float *x, const float *dy, float *dx, CUstream_st *stream);
+
+// dst[p, i, j] = src[p, i - top, j - left] where that lies inside the
+// [sh, sw] source plane, else 0, for dst planes of [dh, dw]. A positive
+// top/left pads, a negative one crops.
+int shift_copy(const float *src, int64_t planes, int64_t sh, int64_t sw, float *dst, int64_t dh, int64_t dw,
+               int64_t top, int64_t left, CUstream_st *stream);
+
+} // namespace dxrt::cuda

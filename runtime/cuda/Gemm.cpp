@@ -1,0 +1,68 @@
+// The dense kernels on cuBLAS. cuBLAS is column-major, and a row-major
+// [r, c] matrix is a column-major [c, r] one (its transpose) with the same
+// leading dimension c, so each row-major product below is computed as its
+// transpose: y = x w^T  <=>  y^T = w x^T, and so on.
+#include "cuda/Check.h"
+#include "cuda/Context.h"
+#include "cuda/Kernel.h"
+#include "kernels/Descriptor.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <climits>
+
+using namespace dxrt;
+using namespace dxrt::cuda;
+
+namespace {
+
+// C (row-major [m, n]) = op(A) op(B), called with column-major arguments.
+// cuBLAS's int dimensions bound each matrix; an empty inner dimension still
+// defines C (zeros), which cuBLAS would leave unwritten.
+void gemm(const char *k, cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t kk,
+          const float *a, int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  DXRT_KERNEL_CHECK(m <= INT_MAX && n <= INT_MAX && kk <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX, k,
+                    str("a GEMM of ", m, " x ", n, " x ", kk, " is beyond cuBLAS's 32-bit dimensions"));
+  if (m == 0 || n == 0) return;
+  Context &ctx = context();
+  if (kk == 0) {
+    DXRT_CUDA_CHECK(cudaMemsetAsync(c, 0, size_t(m * n) * sizeof(float), ctx.stream));
+    return;
+  }
+  const float one = 1.0f, zero = 0.0f;
+  DXRT_CUBLAS_CHECK(cublasSgemm(ctx.cublas, ta, tb, int(m), int(n), int(kk), &one, a, int(lda), b, int(ldb), &zero, c,
+                                int(ldc)));
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_dxrt_cuda_dense_forward(dxrt_memref2 *xd, dxrt_memref2 *wd, dxrt_memref2 *yd) {
+  const char *k = "dxrt_cuda_dense_forward";
+  Mat x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  DXRT_KERNEL_CHECK(x.cols == w.cols, k, str("x is [", x.rows, ", ", x.cols, "] but w is [", w.rows, ", ", w.cols, "]"));
+  DXRT_KERNEL_CHECK(y.rows == x.rows && y.cols == w.rows, k,
+                    str("y is [", y.rows, ", ", y.cols, "], expected [", x.rows, ", ", w.rows, "]"));
+  // y^T [N, M] = w [N, K] . x^T [K, M]; w is column-major [K, N], so transposed.
+  guard(k, [&] { gemm(k, CUBLAS_OP_T, CUBLAS_OP_N, w.rows, x.rows, x.cols, w.p, w.cols, x.p, x.cols, y.p, y.cols); });
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_dense_grad_input(dxrt_memref2 *dyd, dxrt_memref2 *wd, dxrt_memref2 *dxd) {
+  const char *k = "dxrt_cuda_dense_grad_input";
+  Mat dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
+  DXRT_KERNEL_CHECK(dy.cols == w.rows, k, str("dy is [", dy.rows, ", ", dy.cols, "] but w is [", w.rows, ", ", w.cols, "]"));
+  DXRT_KERNEL_CHECK(dx.rows == dy.rows && dx.cols == w.cols, k,
+                    str("dx is [", dx.rows, ", ", dx.cols, "], expected [", dy.rows, ", ", w.cols, "]"));
+  // dx^T [K, M] = w^T [K, N] . dy^T [N, M]: both are what cuBLAS sees already.
+  guard(k, [&] { gemm(k, CUBLAS_OP_N, CUBLAS_OP_N, w.cols, dy.rows, dy.cols, w.p, w.cols, dy.p, dy.cols, dx.p, dx.cols); });
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_dense_grad_weight(dxrt_memref2 *dyd, dxrt_memref2 *xd, dxrt_memref2 *dwd) {
+  const char *k = "dxrt_cuda_dense_grad_weight";
+  Mat dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
+  DXRT_KERNEL_CHECK(dy.rows == x.rows, k, str("dy has ", dy.rows, " rows but x has ", x.rows));
+  DXRT_KERNEL_CHECK(dw.rows == dy.cols && dw.cols == x.cols, k,
+                    str("dw is [", dw.rows, ", ", dw.cols, "], expected [", dy.cols, ", ", x.cols, "]"));
+  // dw^T [K, N] = x^T [K, M] . dy [M, N]; dy is column-major [N, M], so transposed.
+  guard(k, [&] { gemm(k, CUBLAS_OP_N, CUBLAS_OP_T, x.cols, dy.cols, dy.rows, x.p, x.cols, dy.p, dy.cols, dw.p, dw.cols); });
+}

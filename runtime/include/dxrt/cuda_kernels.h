@@ -1,0 +1,50 @@
+/* The device kernels of libdxrt_cuda, for code compiled with --target=cuda.
+ * Each has the C signature of its CPU twin in kernels.h, named
+ * _mlir_ciface_dxrt_cuda_* instead of _mlir_ciface_dxrt_*; the descriptors
+ * hold device pointers (slices of the device arena) and the layouts and
+ * semantics are the CPU kernels' (row-major, NCHW, OIHW). Everything is
+ * queued on the library's one stream (dxrt_cuda_stream()) and returns
+ * without waiting; a failure prints the kernel, the CUDA library's message
+ * and a hint, and aborts.
+ */
+#ifndef DXRT_CUDA_KERNELS_H
+#define DXRT_CUDA_KERNELS_H
+
+#include "dxrt/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void _mlir_ciface_dxrt_cuda_dense_forward(dxrt_memref2 *x, dxrt_memref2 *w, dxrt_memref2 *y);
+void _mlir_ciface_dxrt_cuda_dense_grad_input(dxrt_memref2 *dy, dxrt_memref2 *w, dxrt_memref2 *dx);
+void _mlir_ciface_dxrt_cuda_dense_grad_weight(dxrt_memref2 *dy, dxrt_memref2 *x, dxrt_memref2 *dw);
+
+void _mlir_ciface_dxrt_cuda_conv2d_forward(dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *y, int64_t sh,
+                                           int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                           int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_grad_input(dxrt_memref4 *dy, dxrt_memref4 *w, dxrt_memref4 *dx, int64_t sh,
+                                              int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                              int64_t dh, int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dw, int64_t sh,
+                                               int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                               int64_t dh, int64_t ddw, int64_t groups);
+
+void _mlir_ciface_dxrt_cuda_pool_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t kind, int64_t kh, int64_t kw,
+                                         int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
+void _mlir_ciface_dxrt_cuda_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dx, int64_t kind,
+                                      int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                      int64_t pl, int64_t pr);
+
+/* The library's stream (a cudaStream_t); generated launches go to it too. */
+void *dxrt_cuda_stream(void);
+/* Waits until everything queued on the stream has run. */
+void dxrt_cuda_synchronize(void);
+/* How often the kernels' device scratch grew (stops after the first step). */
+int64_t dxrt_cuda_scratch_grows(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DXRT_CUDA_KERNELS_H */
