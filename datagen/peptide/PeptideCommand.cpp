@@ -2,6 +2,7 @@
 // (Forcefield.h) written as the contact-map VAE's training data
 // (examples/protein-folding/cvae.dx, docs/datagen-peptide.md).
 #include "Commands.h"
+#include "common/Validators.h"
 #include "common/Npy.h"
 #include "common/Parallel.h"
 #include "common/Progress.h"
@@ -199,26 +200,25 @@ void add_peptide_command(CLI::App &app) {
   auto *cmd = app.add_subcommand(
       "peptide", "Langevin folding trajectories of a 21-residue Go-model helix -> 22x22 contact maps, Q, RMSD "
                  "(docs/datagen-peptide.md)");
-  const auto positive_int = CLI::PositiveNumber;
   cmd->add_option("--trajectories", o->sim.trajectories, "independent trajectories")
-      ->check(positive_int)->capture_default_str();
-  cmd->add_option("--frames", o->sim.frames, "frames recorded per trajectory")->check(positive_int)
+      ->check(positive())->capture_default_str();
+  cmd->add_option("--frames", o->sim.frames, "frames recorded per trajectory")->check(positive())
       ->capture_default_str();
-  cmd->add_option("--stride", o->sim.stride, "MD steps between frames")->check(positive_int)->capture_default_str();
+  cmd->add_option("--stride", o->sim.stride, "MD steps between frames")->check(positive())->capture_default_str();
   cmd->add_option("--equilibration", o->sim.equilibration, "MD steps before the first frame")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
-  cmd->add_option("--dt", o->sim.dt, "time step (tau)")->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(non_negative())->capture_default_str();
+  cmd->add_option("--dt", o->sim.dt, "time step (tau)")->check(positive())->capture_default_str();
   auto *t1 = cmd->add_option("--temperature", o->temperature, "temperature k_B T (epsilon); default " +
                                                                   std::to_string(o->sim.temperatures[0]).substr(0, 4))
-                 ->check(CLI::PositiveNumber);
+                 ->check(positive());
   auto *tn = cmd->add_option("--temperatures", o->temperatures,
                              "sweep: comma-separated temperatures, trajectory k runs at T[k mod count]")
-                 ->delimiter(',')->check(CLI::PositiveNumber);
+                 ->delimiter(',')->check(positive());
   t1->excludes(tn);
-  cmd->add_option("--friction", o->sim.friction, "Langevin friction gamma (1/tau)")->check(CLI::PositiveNumber)
+  cmd->add_option("--friction", o->sim.friction, "Langevin friction gamma (1/tau)")->check(positive())
       ->capture_default_str();
   cmd->add_option("--seed", o->sim.seed, "random seed")->capture_default_str();
-  cmd->add_option("--threads", o->sim.threads, "worker threads (0 = all cores)")->check(CLI::NonNegativeNumber)
+  cmd->add_option("--threads", o->sim.threads, "worker threads (0 = all cores)")->check(non_negative())
       ->capture_default_str();
   cmd->add_option("--test-fraction", o->test_fraction, "fraction of the trajectories kept for the test set")
       ->check(CLI::Range(0.0, 0.9))->capture_default_str();
