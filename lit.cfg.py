@@ -37,3 +37,7 @@ config.substitutions.append(("%analyze", os.path.join(build_dir, "tools", "analy
 config.substitutions.append(("%python_torch", "/usr/bin/python3"))  # libdxrt.a, the gradcheck runner
 config.substitutions.append(("%stdlib", os.path.join(config.test_source_root, "stdlib")))
 config.substitutions.append(("%examples", os.path.join(config.test_source_root, "examples")))
+# 'cuda': the CUDA toolkit's ptxas is here, so tests can assemble the PTX of
+# --target=cuda (no GPU needed).
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("cuda")

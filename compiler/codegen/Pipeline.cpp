@@ -2,10 +2,14 @@
 
 #include "dialect/DxDialect.h"
 #include "lowering/BuildABI.h"
+#include "lowering/CudaKernelNames.h"
 #include "lowering/LowerDx.h"
 #include "lowering/PlanMemory.h"
+#include "lowering/PrepareGpu.h"
 #include "transforms/Passes.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
@@ -26,6 +30,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <cstdlib>
 #include <mutex>
 
 namespace dx {
@@ -45,6 +50,8 @@ static void registerPassesOnce() {
     registerLowerDxPass();
     registerBuildABIPass();
     registerPlanMemoryPass();
+    registerCudaKernelNamesPass();
+    registerPrepareGpuPass();
   });
 }
 
@@ -64,25 +71,9 @@ static const char *kToLLVM =
     "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "
     "convert-cf-to-llvm, reconcile-unrealized-casts";
 
-mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR) {
-  registerPassesOnce();
-  // dx -> dx with gradients -> exported ABI.
-  if (opts.stopAfter == Stage::Dx) return mlir::success();
-  if (mlir::failed(runPasses(module, "dx-autodiff, canonicalize, cse"))) return mlir::failure();
-  if (opts.stopAfter == Stage::DxGrad) return mlir::success();
-  // Exports, inlining, lowering to linalg on tensors, elementwise fusion.
-  // dx-to-linalg runs before inlining: random ops read the training mode and the
-  // rng key (seed, step, rank) from the function they are in, M_train_step.
-  if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg, inline, symbol-dce, canonicalize, cse, "
-                                     "linalg-fuse-elementwise-ops, canonicalize, cse")))
-    return mlir::failure();
-  if (opts.stopAfter == Stage::Linalg) return mlir::success();
-  if (mlir::failed(runPasses(module, "one-shot-bufferize{bufferize-function-boundaries=1 "
-                                     "function-boundary-type-conversion=identity-layout-map}, canonicalize, cse, " +
-                                         std::string(kToLLVM))))
-    return mlir::failure();
-
-  // LLVM: translate, optimise at O3 for the chosen CPU, emit.
+// LLVM: translate, optimise at O3 for the chosen CPU, emit. For CUDA the
+// module is the host code with the kernels embedded as gpu.binary.
+static mlir::LogicalResult emitHostCode(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::LLVMContext llctx;
@@ -138,6 +129,110 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   emit.run(*llmod);
   out.flush();
   return mlir::success();
+}
+
+// One bufferization for both targets: the CPU path's, up to the static memory plan.
+static const char *kBufferize =
+    "one-shot-bufferize{bufferize-function-boundaries=1 function-boundary-type-conversion=identity-layout-map}, "
+    "canonicalize, cse";
+
+// CUDA, from bufferized memrefs to outlined kernels. The memory plan stays
+// (its workspace becomes the device arena's, dxrt_cuda_workspace); library
+// calls go to their device twins; dx-prepare-gpu makes every memory-touching
+// op a 1-D scf.parallel; tiling by 256 gives one block of 256 threads per
+// 256 elements (no-min-max-bounds: a constant block size and an scf.if guard,
+// which convert-parallel-loops-to-gpu needs); then blocks/threads mapping,
+// gpu.launch, and one gpu.module per kernel. No canonicalize between
+// dx-prepare-gpu and the mapping: it would fold the one-thread loops back
+// onto the host.
+static const char *kGpuKernels =
+    "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory, "
+    "dx-cuda-kernel-names, dx-prepare-gpu, "
+    "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=1}, gpu-map-parallel-loops, "
+    "convert-parallel-loops-to-gpu), lower-affine, canonicalize, cse, gpu-kernel-outlining";
+
+std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs, bool ptx) {
+  std::string p = std::string(kGpuKernels) + ", ";
+  // One target per architecture: gpu-module-to-binary makes an object for each.
+  for (const std::string &arch : gpuArchs) p += "nvvm-attach-target{chip=" + arch + " O=3}, ";
+  // The kernels to NVVM (math through libdevice), then PTX or a fatbin
+  // (cubin for the arch plus its PTX) per target.
+  p += "convert-scf-to-cf, expand-strided-metadata, lower-affine, "
+       "gpu.module(convert-gpu-to-nvvm, canonicalize, cse, reconcile-unrealized-casts), ";
+  p += ptx ? "gpu-module-to-binary{format=isa}" : "gpu-module-to-binary{format=fatbin}";
+  return p;
+}
+
+// The host side of CUDA: like the CPU's kToLLVM, plus gpu-to-llvm for the
+// launches (mgpu* calls) and the embedded binaries.
+static const char *kCudaHostToLLVM =
+    "convert-math-to-libm, convert-math-to-llvm, finalize-memref-to-llvm, convert-arith-to-llvm, "
+    "convert-index-to-llvm, convert-func-to-llvm, convert-cf-to-llvm, gpu-to-llvm, reconcile-unrealized-casts";
+
+void registerCudaPipelines() {
+  mlir::PassPipelineRegistration<>(
+      "dx-gpu-kernels", "DeepEx CUDA: linalg on tensors to gpu.launch_func and outlined gpu.func kernels",
+      [](mlir::OpPassManager &pm) {
+        if (mlir::failed(mlir::parsePassPipeline(std::string(kBufferize) + ", " + kGpuKernels, pm, llvm::errs())))
+          llvm::report_fatal_error("dx-gpu-kernels: bad pipeline");
+      });
+}
+
+// The PTX of every kernel module and architecture, each after a comment
+// line naming them (PTX comments are //, so ptxas accepts the whole text).
+static std::string collectPtx(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.walk([&](mlir::gpu::BinaryOp bin) {
+    for (mlir::Attribute a : bin.getObjectsAttr()) {
+      auto obj = mlir::cast<mlir::gpu::ObjectAttr>(a);
+      std::string chip = "?";
+      if (auto t = mlir::dyn_cast<mlir::NVVM::NVVMTargetAttr>(obj.getTarget())) chip = t.getChip().str();
+      // The object string ends in a NUL (for the JIT loader).
+      llvm::StringRef ptx = obj.getObject().getValue();
+      while (ptx.ends_with(llvm::StringRef("\0", 1))) ptx = ptx.drop_back();
+      os << "// ---- kernel module @" << bin.getName() << " for " << chip << "\n" << ptx;
+      if (!ptx.ends_with("\n")) os << "\n";
+    }
+  });
+  return text;
+}
+
+static mlir::LogicalResult runCudaPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *text) {
+  // libdevice (expf, logf, ...) and ptxas/fatbinary are found through
+  // CUDA_HOME; without it the math functions stay unresolved.
+  setenv("CUDA_HOME", "/usr/local/cuda", /*overwrite=*/0);
+  bool ptx = opts.stopAfter == Stage::Ptx;
+  if (mlir::failed(runPasses(module, std::string(kBufferize) + ", " + cudaKernelPipeline(opts.gpuArchs, ptx))))
+    return mlir::failure();
+  if (ptx) {
+    *text = collectPtx(module);
+    return mlir::success();
+  }
+  if (mlir::failed(runPasses(module, kCudaHostToLLVM))) return mlir::failure();
+  return emitHostCode(module, opts, text);
+}
+
+mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR) {
+  registerPassesOnce();
+  // dx -> dx with gradients -> exported ABI.
+  if (opts.stopAfter == Stage::Dx) return mlir::success();
+  if (mlir::failed(runPasses(module, "dx-autodiff, canonicalize, cse"))) return mlir::failure();
+  if (opts.stopAfter == Stage::DxGrad) return mlir::success();
+  // Exports, inlining, lowering to linalg on tensors, elementwise fusion.
+  // dx-to-linalg runs before inlining: random ops read the training mode and the
+  // rng key (seed, step, rank) from the function they are in, M_train_step.
+  if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg, inline, symbol-dce, canonicalize, cse, "
+                                     "linalg-fuse-elementwise-ops, canonicalize, cse")))
+    return mlir::failure();
+  if (opts.stopAfter == Stage::Linalg) return mlir::success();
+  if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);
+  if (mlir::failed(runPasses(module, "one-shot-bufferize{bufferize-function-boundaries=1 "
+                                     "function-boundary-type-conversion=identity-layout-map}, canonicalize, cse, " +
+                                         std::string(kToLLVM))))
+    return mlir::failure();
+
+  return emitHostCode(module, opts, llvmIR);
 }
 
 } // namespace dx

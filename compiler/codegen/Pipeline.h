@@ -6,24 +6,40 @@
 #include "mlir/IR/DialectRegistry.h"
 
 #include <string>
+#include <vector>
 
 namespace dx {
 
 // The stages of --emit in pipeline order (ast is handled by the front end).
-enum class Stage { Dx, DxGrad, Linalg, LLVM, Obj };
+// Ptx exists only for Target::Cuda.
+enum class Stage { Dx, DxGrad, Linalg, Ptx, LLVM, Obj };
+
+enum class Target { Cpu, Cuda };
 
 struct CodegenOptions {
   Stage stopAfter = Stage::Obj;
-  std::string cpu = "x86-64-v3";   // or "native"
+  Target target = Target::Cpu;
+  std::string cpu = "x86-64-v3";   // or "native"; the host code's CPU
+  std::vector<std::string> gpuArchs = {"sm_90"}; // Target::Cuda: one kernel image per arch
   std::string objectPath;          // where Stage::Obj writes the object
 };
+
+// The CUDA lowering after bufferization, up to gpu-module-to-binary (PTX
+// for Stage::Ptx, else a fatbin per arch), as a pass pipeline string; dx-opt
+// tests use its first part ("dx-gpu-kernels").
+std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs, bool ptx);
+
+// Registers the pass pipeline dx-gpu-kernels (linalg on tensors to outlined
+// gpu.func kernels and gpu.launch_func, the CUDA path's first half) for dx-opt.
+void registerCudaPipelines();
 
 // Every dialect and interface the pipeline uses (one heavy TU registers them).
 void registerCodegenDialects(mlir::DialectRegistry &registry);
 
 // Runs the passes from MLIRGen's output up to `stopAfter`. For Stage::LLVM
-// the optimized LLVM IR is written to `llvmIR`; for Stage::Obj the object to
-// opts.objectPath. Errors are reported through the context's diagnostics
+// the optimized LLVM IR (of the host code, for CUDA) is written to `llvmIR`,
+// for Stage::Ptx the PTX of every kernel module and architecture; for
+// Stage::Obj the object to opts.objectPath. Errors are reported through the context's diagnostics
 // (with .dx locations) and as a failure.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR);
 

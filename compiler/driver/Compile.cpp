@@ -98,12 +98,23 @@ int link(const std::string &object, const std::string &output) {
 } // namespace
 
 int compileProgram(const Program &prog, const SourceManager &sm, const CompileRequest &req) {
-  if (req.target != "cpu") {
-    llvm::errs() << "dxc: error: --target=" << req.target << " is not implemented yet; only --target=cpu is\n";
+  if (req.target != "cpu" && req.target != "cuda") {
+    llvm::errs() << "dxc: error: unknown target '" << req.target << "'\n";
     return 1;
   }
-  if (req.emit == "ptx") {
-    llvm::errs() << "dxc: error: --emit=ptx needs --target=cuda, which is not implemented yet\n";
+  bool cuda = req.target == "cuda";
+  if (req.emit == "ptx" && !cuda) {
+    llvm::errs() << "dxc: error: --emit=ptx needs --target=cuda\n";
+    return 1;
+  }
+  if (!req.gpuArch.empty() && !cuda) {
+    llvm::errs() << "dxc: error: --gpu-arch needs --target=cuda\n";
+    return 1;
+  }
+  // The executable needs libdxrt_cuda's driver integration and a fatbin of
+  // every architecture in one image; neither exists yet (docs/cuda.md).
+  if (cuda && req.emit.empty()) {
+    llvm::errs() << "dxc: error: linking a CUDA executable is not implemented yet: use --emit=ptx|llvm|obj\n";
     return 1;
   }
   mlir::DialectRegistry registry;
@@ -143,9 +154,18 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
 
   CodegenOptions opts;
   opts.cpu = req.cpu;
+  if (cuda) {
+    opts.target = Target::Cuda;
+    if (!req.gpuArch.empty()) {
+      opts.gpuArchs.clear();
+      llvm::SmallVector<llvm::StringRef> archs;
+      llvm::StringRef(req.gpuArch).split(archs, ',');
+      for (llvm::StringRef a : archs) opts.gpuArchs.push_back(a.str());
+    }
+  }
   const std::string &e = req.emit;
   opts.stopAfter = e == "dx" ? Stage::Dx : e == "dx-grad" ? Stage::DxGrad : e == "linalg" ? Stage::Linalg
-                   : e == "llvm" ? Stage::LLVM : Stage::Obj;
+                   : e == "ptx" ? Stage::Ptx : e == "llvm" ? Stage::LLVM : Stage::Obj;
   if (e.empty() || e == "obj") {
     if (!prog.train) {
       llvm::errs() << "dxc: error: " << req.input << " has no train block, so there is nothing to compile\n";
@@ -176,6 +196,21 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   }
   if (e == "llvm") {
     llvm::outs() << llvmIR;
+    return 0;
+  }
+  if (e == "ptx") {
+    // The kernels' PTX: standard output, or the file -o names.
+    if (req.output.empty()) {
+      llvm::outs() << llvmIR;
+      return 0;
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream out(req.output, ec, llvm::sys::fs::OF_Text);
+    if (ec) {
+      llvm::errs() << "dxc: error: cannot write " << req.output << ": " << ec.message() << "\n";
+      return 1;
+    }
+    out << llvmIR;
     return 0;
   }
   if (e == "obj") return 0;

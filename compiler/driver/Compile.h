@@ -8,10 +8,11 @@ namespace dx {
 
 struct CompileRequest {
   std::string input;           // the .dx file, for default output names
-  std::string emit;            // "", dx, dx-grad, linalg, llvm, obj
+  std::string emit;            // "", dx, dx-grad, linalg, ptx, llvm, obj
   std::string output;          // -o
   std::string target = "cpu";
   std::string cpu = "x86-64-v3";
+  std::string gpuArch;         // --target=cuda: sm_NN[,sm_NN...]; empty: sm_90
   bool printLocations = false;
   bool remarks = false;        // show the optimizer's remarks
 };

@@ -1,8 +1,10 @@
 // dx-opt: runs dx and upstream passes over MLIR files, for lit tests.
 #include "codegen/Pipeline.h"
 #include "lowering/BuildABI.h"
+#include "lowering/CudaKernelNames.h"
 #include "lowering/LowerDx.h"
 #include "lowering/PlanMemory.h"
+#include "lowering/PrepareGpu.h"
 #include "transforms/Passes.h"
 
 #include "mlir/InitAllPasses.h"
@@ -14,6 +16,9 @@ int main(int argc, char **argv) {
   dx::registerLowerDxPass();
   dx::registerBuildABIPass();
   dx::registerPlanMemoryPass();
+  dx::registerCudaKernelNamesPass();
+  dx::registerPrepareGpuPass();
+  dx::registerCudaPipelines();
   mlir::DialectRegistry registry;
   dx::registerCodegenDialects(registry);
   return mlir::asMainReturnCode(mlir::MlirOptMain(argc, argv, "DeepEx optimizer driver\n", registry));

@@ -36,7 +36,8 @@ namespace fs = std::filesystem;
 namespace {
 
 // The stages --emit can stop after, in pipeline order.
-const std::vector<std::string> kStages = {"ast", "dx", "dx-grad", "linalg", "llvm", "ptx", "obj"};
+// ptx (the kernels, --target=cuda) comes before llvm: the host code embeds it.
+const std::vector<std::string> kStages = {"ast", "dx", "dx-grad", "linalg", "ptx", "llvm", "obj"};
 
 struct Options {
   std::string command;
@@ -45,6 +46,7 @@ struct Options {
   std::string emit;
   std::string target = "cpu";
   std::string cpu = "x86-64-v3";
+  std::string gpuArch; // --gpu-arch, comma-separated; empty: sm_90
   std::string color = "auto";
   std::string stdlibDir;
   bool printModel = false;
@@ -108,6 +110,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.output = o.output;
     req.target = o.target;
     req.cpu = o.cpu;
+    req.gpuArch = o.gpuArch;
     req.printLocations = o.printLocations;
     req.remarks = o.remarks;
     return dx::compileProgram(*prog, sm, req);
@@ -158,7 +161,7 @@ int main(int argc, char **argv) {
 
   auto addCommon = [&](CLI::App *sub) {
     sub->add_option("file", o.input, "the .dx file")->required();
-    sub->add_option("--emit", o.emit, "stop after a stage and print it: ast | dx | dx-grad | linalg | llvm | ptx | obj")
+    sub->add_option("--emit", o.emit, "stop after a stage and print it: ast | dx | dx-grad | linalg | ptx | llvm | obj")
         ->check(CLI::IsMember(kStages));
     sub->add_flag("--print-locations", o.printLocations, "with --emit=dx: print each op's .dx location");
     sub->add_flag("--print-model", o.printModel,
@@ -178,6 +181,21 @@ int main(int argc, char **argv) {
   compile->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   compile->add_flag("--remarks", o.remarks, "show the code generator's remarks (e.g. buffers the memory plan left on the heap)");
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
+  compile->add_option("--gpu-arch", o.gpuArch,
+                      "with --target=cuda: the GPU architectures, comma-separated (default sm_90; e.g. sm_90,sm_80)")
+      ->check([](const std::string &v) -> std::string {
+        // sm_NN[,sm_NN...]: NVVM's chip names.
+        size_t start = 0;
+        while (true) {
+          size_t comma = v.find(',', start);
+          std::string a = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          bool ok = a.size() > 3 && a.compare(0, 3, "sm_") == 0 &&
+                    a.find_first_not_of("0123456789", 3) == std::string::npos;
+          if (!ok) return "'" + a + "' is not a GPU architecture such as sm_90";
+          if (comma == std::string::npos) return "";
+          start = comma + 1;
+        }
+      });
 
   dx::report::ReportOptions ro;
   CLI::App *report = app.add_subcommand(
