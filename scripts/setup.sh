@@ -16,7 +16,7 @@ PACKAGES=(
   libpng-dev libjpeg62-turbo-dev                                 # dx-datagen image folders; the image-folder reader
   openmpi-bin libopenmpi-dev                                     # data-parallel training under mpirun
   dataset-fashion-mnist
-  python3-torch                       # the reference of the gradient checks
+  python3-torch python3-numpy         # the reference of the gradient checks; NPY checks in tests
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
