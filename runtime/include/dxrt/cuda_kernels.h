@@ -36,6 +36,23 @@ void _mlir_ciface_dxrt_cuda_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_me
                                       int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                       int64_t pl, int64_t pr);
 
+/* A rank-0 f32 memref (the descriptor MLIR passes for memref<f32>). */
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+} dxrt_memref0_f32;
+
+/* The step's device workspace (the twin of dxrt_workspace): at least `bytes`
+ * bytes, 256-byte aligned, reused by every step, grown only when a step needs
+ * more than before; and how often it grew / its size. */
+void _mlir_ciface_dxrt_cuda_workspace(dxrt_memref_i8 *result, int64_t bytes);
+int64_t dxrt_cuda_workspace_grows(void);
+int64_t dxrt_cuda_workspace_bytes(void);
+/* A device scalar (the step's loss) on the host, after the stream has run
+ * everything queued before it. */
+float _mlir_ciface_dxrt_cuda_read_f32(dxrt_memref0_f32 *scalar);
+
 /* The library's stream (a cudaStream_t); generated launches go to it too. */
 void *dxrt_cuda_stream(void);
 /* Waits until everything queued on the stream has run. */
