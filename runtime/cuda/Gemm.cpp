@@ -6,6 +6,7 @@
 #include "cuda/Context.h"
 #include "cuda/Kernel.h"
 #include "kernels/Descriptor.h"
+#include "kernels/Shapes.h"
 
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -40,9 +41,7 @@ void gemm(const char *k, cublasOperation_t ta, cublasOperation_t tb, int64_t m, 
 extern "C" void _mlir_ciface_dxrt_cuda_dense_forward(dxrt_memref2 *xd, dxrt_memref2 *wd, dxrt_memref2 *yd) {
   const char *k = "dxrt_cuda_dense_forward";
   Mat x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
-  DXRT_KERNEL_CHECK(x.cols == w.cols, k, str("x is [", x.rows, ", ", x.cols, "] but w is [", w.rows, ", ", w.cols, "]"));
-  DXRT_KERNEL_CHECK(y.rows == x.rows && y.cols == w.rows, k,
-                    str("y is [", y.rows, ", ", y.cols, "], expected [", x.rows, ", ", w.rows, "]"));
+  check_dense_forward(k, x, w, y);
   // y^T [N, M] = w [N, K] . x^T [K, M]; w is column-major [K, N], so transposed.
   guard(k, [&] { gemm(k, CUBLAS_OP_T, CUBLAS_OP_N, w.rows, x.rows, x.cols, w.p, w.cols, x.p, x.cols, y.p, y.cols); });
 }
@@ -50,9 +49,7 @@ extern "C" void _mlir_ciface_dxrt_cuda_dense_forward(dxrt_memref2 *xd, dxrt_memr
 extern "C" void _mlir_ciface_dxrt_cuda_dense_grad_input(dxrt_memref2 *dyd, dxrt_memref2 *wd, dxrt_memref2 *dxd) {
   const char *k = "dxrt_cuda_dense_grad_input";
   Mat dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
-  DXRT_KERNEL_CHECK(dy.cols == w.rows, k, str("dy is [", dy.rows, ", ", dy.cols, "] but w is [", w.rows, ", ", w.cols, "]"));
-  DXRT_KERNEL_CHECK(dx.rows == dy.rows && dx.cols == w.cols, k,
-                    str("dx is [", dx.rows, ", ", dx.cols, "], expected [", dy.rows, ", ", w.cols, "]"));
+  check_dense_grad_input(k, dy, w, dx);
   // dx^T [K, M] = w^T [K, N] . dy^T [N, M]: both are what cuBLAS sees already.
   guard(k, [&] { gemm(k, CUBLAS_OP_N, CUBLAS_OP_N, w.cols, dy.rows, dy.cols, w.p, w.cols, dy.p, dy.cols, dx.p, dx.cols); });
 }
@@ -60,9 +57,7 @@ extern "C" void _mlir_ciface_dxrt_cuda_dense_grad_input(dxrt_memref2 *dyd, dxrt_
 extern "C" void _mlir_ciface_dxrt_cuda_dense_grad_weight(dxrt_memref2 *dyd, dxrt_memref2 *xd, dxrt_memref2 *dwd) {
   const char *k = "dxrt_cuda_dense_grad_weight";
   Mat dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
-  DXRT_KERNEL_CHECK(dy.rows == x.rows, k, str("dy has ", dy.rows, " rows but x has ", x.rows));
-  DXRT_KERNEL_CHECK(dw.rows == dy.cols && dw.cols == x.cols, k,
-                    str("dw is [", dw.rows, ", ", dw.cols, "], expected [", dy.cols, ", ", x.cols, "]"));
+  check_dense_grad_weight(k, dy, x, dw);
   // dw^T [K, N] = x^T [K, M] . dy [M, N]; dy is column-major [N, M], so transposed.
   guard(k, [&] { gemm(k, CUBLAS_OP_N, CUBLAS_OP_T, x.cols, dy.cols, dy.rows, x.p, x.cols, dy.p, dy.cols, dw.p, dw.cols); });
 }

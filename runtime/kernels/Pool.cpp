@@ -4,7 +4,7 @@
 //  avg: padding counts as zeros and the divisor is kh*kw (count_include_pad).
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"
-#include "kernels/Im2col.h"
+#include "kernels/Shapes.h"
 
 #include <algorithm>
 #include <bit>
@@ -15,26 +15,6 @@
 using namespace dxrt;
 
 namespace {
-
-enum PoolKind : int64_t { kMax = 0, kAvg = 1 };
-
-struct PoolGeometry {
-  int64_t planes, h, w, ho, wo, kh, kw, sh, sw, pt, pl;
-};
-
-PoolGeometry pool_geometry(const char *k, const Tensor4 &x, const Tensor4 &y, int64_t kind, int64_t kh, int64_t kw,
-                           int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr) {
-  DXRT_KERNEL_CHECK(kind == kMax || kind == kAvg, k, str("kind = ", kind, " is neither 0 (max) nor 1 (average)"));
-  DXRT_KERNEL_CHECK(kh >= 1 && kw >= 1, k, str("window ", kh, "x", kw, " must be positive"));
-  DXRT_KERNEL_CHECK(sh >= 1 && sw >= 1, k, str("stride (", sh, ", ", sw, ") must be positive"));
-  DXRT_KERNEL_CHECK(pt >= 0 && pb >= 0 && pl >= 0 && pr >= 0, k,
-                    str("padding (", pt, ", ", pb, ", ", pl, ", ", pr, ") must not be negative"));
-  int64_t ho = conv_out_size(x.h, pt, pb, kh, sh, 1), wo = conv_out_size(x.w, pl, pr, kw, sw, 1);
-  DXRT_KERNEL_CHECK(y.n == x.n && y.c == x.c && y.h == ho && y.w == wo, k,
-                    str("output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "], expected [", x.n, ", ", x.c, ", ",
-                        ho, ", ", wo, "] for input [", x.n, ", ", x.c, ", ", x.h, ", ", x.w, "]"));
-  return {x.n * x.c, x.h, x.w, ho, wo, kh, kw, sh, sw, pt, pl};
-}
 
 // Index (in the plane) of the first maximal element of the window at (oh, ow),
 // or -1 when the window lies entirely in the padding.

@@ -1,0 +1,50 @@
+// The shape checks of the dense and pooling library kernels, shared by the
+// CPU kernels (Dense.cpp, Pool.cpp) and their device twins (cuda/Gemm.cpp,
+// cuda/Pool.cpp), so that both refuse the same descriptors with the same
+// messages.
+#pragma once
+
+#include "kernels/Descriptor.h"
+#include "kernels/Im2col.h"
+
+#include <cstdint>
+
+namespace dxrt {
+
+// Dense: x [M, K], w [N, K] (PyTorch's layout), y [M, N].
+inline void check_dense_forward(const char *k, const Mat &x, const Mat &w, const Mat &y) {
+  DXRT_KERNEL_CHECK(x.cols == w.cols, k, str("x is [", x.rows, ", ", x.cols, "] but w is [", w.rows, ", ", w.cols, "]"));
+  DXRT_KERNEL_CHECK(y.rows == x.rows && y.cols == w.rows, k,
+                    str("y is [", y.rows, ", ", y.cols, "], expected [", x.rows, ", ", w.rows, "]"));
+}
+inline void check_dense_grad_input(const char *k, const Mat &dy, const Mat &w, const Mat &dx) {
+  DXRT_KERNEL_CHECK(dy.cols == w.rows, k, str("dy is [", dy.rows, ", ", dy.cols, "] but w is [", w.rows, ", ", w.cols, "]"));
+  DXRT_KERNEL_CHECK(dx.rows == dy.rows && dx.cols == w.cols, k,
+                    str("dx is [", dx.rows, ", ", dx.cols, "], expected [", dy.rows, ", ", w.cols, "]"));
+}
+inline void check_dense_grad_weight(const char *k, const Mat &dy, const Mat &x, const Mat &dw) {
+  DXRT_KERNEL_CHECK(dy.rows == x.rows, k, str("dy has ", dy.rows, " rows but x has ", x.rows));
+  DXRT_KERNEL_CHECK(dw.rows == dy.cols && dw.cols == x.cols, k,
+                    str("dw is [", dw.rows, ", ", dw.cols, "], expected [", dy.cols, ", ", x.cols, "]"));
+}
+
+// Pooling of N*C planes of [h, w] into [ho, wo] in floor mode.
+enum PoolKind : int64_t { kMax = 0, kAvg = 1 };
+struct PoolGeometry {
+  int64_t planes, h, w, ho, wo, kh, kw, sh, sw, pt, pl;
+};
+inline PoolGeometry pool_geometry(const char *k, const Tensor4 &x, const Tensor4 &y, int64_t kind, int64_t kh,
+                                  int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr) {
+  DXRT_KERNEL_CHECK(kind == kMax || kind == kAvg, k, str("kind = ", kind, " is neither 0 (max) nor 1 (average)"));
+  DXRT_KERNEL_CHECK(kh >= 1 && kw >= 1, k, str("window ", kh, "x", kw, " must be positive"));
+  DXRT_KERNEL_CHECK(sh >= 1 && sw >= 1, k, str("stride (", sh, ", ", sw, ") must be positive"));
+  DXRT_KERNEL_CHECK(pt >= 0 && pb >= 0 && pl >= 0 && pr >= 0, k,
+                    str("padding (", pt, ", ", pb, ", ", pl, ", ", pr, ") must not be negative"));
+  int64_t ho = conv_out_size(x.h, pt, pb, kh, sh, 1), wo = conv_out_size(x.w, pl, pr, kw, sw, 1);
+  DXRT_KERNEL_CHECK(y.n == x.n && y.c == x.c && y.h == ho && y.w == wo, k,
+                    str("output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "], expected [", x.n, ", ", x.c, ", ",
+                        ho, ", ", wo, "] for input [", x.n, ", ", x.c, ", ", x.h, ", ", x.w, "]"));
+  return {x.n * x.c, x.h, x.w, ho, wo, kh, kw, sh, sw, pt, pl};
+}
+
+} // namespace dxrt
