@@ -147,7 +147,7 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
     plan.shard(k, m, &lo, &hi);
     const int64_t b = hi - lo;
     b_rank += b;
-    load_batch(epoch, k, m, steps, order, plan);
+    load_batch(epoch, k, m, lo, hi, steps, order, plan);
     float loss = 0;
     if (b > 0) {
       loss = model_train_step(a_, b, cfg_.seed, p_.step, int64_t(cfg_.rank) * M + m);
@@ -234,10 +234,8 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
 // prefetcher hands over the batch it decoded during the previous micro-batch
 // and starts on the next one of the epoch (each epoch's first batch is
 // decoded on the spot: the next epoch's order is not drawn yet).
-void Trainer::load_batch(int64_t epoch, int64_t k, int64_t m, int64_t steps, const std::vector<int64_t> &order,
-                         const BatchPlan &plan) {
-  int64_t lo, hi;
-  plan.shard(k, m, &lo, &hi);
+void Trainer::load_batch(int64_t epoch, int64_t k, int64_t m, int64_t lo, int64_t hi, int64_t steps,
+                         const std::vector<int64_t> &order, const BatchPlan &plan) {
   const AugmentKey key{uint64_t(cfg_.seed), epoch};
   if (!prefetch_) {
     gather(data_.train, order, lo, hi, a_.x.data(), a_.labels.data(), key);
@@ -248,8 +246,9 @@ void Trainer::load_batch(int64_t epoch, int64_t k, int64_t m, int64_t steps, con
   if (nm == cfg_.accumulate) nk = k + 1, nm = 0;
   const bool last = nk == steps || (nm == 0 && cfg_.max_steps && p_.step >= cfg_.max_steps);
   if (last) return;
-  plan.shard(nk, nm, &lo, &hi);
-  prefetch_->request(BatchRequest{&order, lo, hi, key});
+  int64_t next_lo, next_hi;
+  plan.shard(nk, nm, &next_lo, &next_hi);
+  prefetch_->request(BatchRequest{&order, next_lo, next_hi, key});
 }
 
 // The epoch's statistics over all ranks (also for a partial epoch).

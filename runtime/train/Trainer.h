@@ -45,8 +45,9 @@ private:
   enum class Stop { None, MaxSteps, Signal };
   Stop train_epoch(EpochStats &s);
   void step(int64_t epoch, int64_t k, int64_t steps, const std::vector<int64_t> &order, const struct BatchPlan &plan);
-  void load_batch(int64_t epoch, int64_t k, int64_t m, int64_t steps, const std::vector<int64_t> &order,
-                  const struct BatchPlan &plan);
+  // Samples [lo, hi) of the order: micro-batch m of step k.
+  void load_batch(int64_t epoch, int64_t k, int64_t m, int64_t lo, int64_t hi, int64_t steps,
+                  const std::vector<int64_t> &order, const struct BatchPlan &plan);
   EpochStats finish_epoch(int64_t epoch);
   void check_target(const EpochStats &s);
   std::string checkpoint(const char *why);
