@@ -1,19 +1,13 @@
-// See DeviceKernels.h. One thread per output element, grid-stride loops
-// (the grid is capped, so any size launches).
+// See DeviceKernels.h: pooling and the padding copy. One thread per output
+// element, grid-stride loops (Grid.h).
 #include "DeviceKernels.h"
+#include "Grid.h"
 
 #include <cuda_runtime.h>
 
 namespace dxrt::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return unsigned(b < 65535 ? (b < 1 ? 1 : b) : 65535);
-}
 
 // runtime/kernels/Pool.cpp's argmax_window: the index (in the plane) of the
 // first maximal element of the window at (oh, ow), a NaN winning and the

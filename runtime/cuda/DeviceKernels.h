@@ -1,10 +1,13 @@
-// libdxrt_cuda's own CUDA kernels (DeviceKernels.cu, the only file nvcc
-// compiles): pooling, and the zero-padding copy that gives cuDNN's symmetric
-// padding the CPU kernels' asymmetric one. Plain launchers: they queue the
-// kernel on `stream` and return cudaGetLastError() as an int (0 = success),
-// so that this header needs no CUDA header and the callers check it with
-// DXRT_CUDA_CHECK.
+// libdxrt_cuda's own CUDA kernels, the files nvcc compiles: pooling and the
+// zero-padding copy that gives cuDNN's symmetric padding the CPU kernels'
+// asymmetric one (DeviceKernels.cu), bilinear upsampling
+// (UpsampleKernels.cu), Philox random fills (RandomKernels.cu). Plain
+// launchers: they queue the kernel on `stream` and return cudaGetLastError()
+// as an int (0 = success), so that this header needs no CUDA header and the
+// callers check it with DXRT_CUDA_CHECK.
 #pragma once
+
+#include "kernels/Philox.h"
 
 #include <cstdint>
 
@@ -30,5 +33,24 @@ int pool_grad(const PoolShape &s, const float *x, const float *dy, float *dx, CU
 // top/left pads, a negative one crops.
 int shift_copy(const float *src, int64_t planes, int64_t sh, int64_t sw, float *dst, int64_t dh, int64_t dw,
                int64_t top, int64_t left, CUstream_st *stream);
+
+// Bilinear upsampling (align_corners=False) of `planes` = N*C planes of
+// [h, w] into [h*sh, w*sw]; the semantics of runtime/kernels/Upsample.cpp,
+// bit for bit (the same source indices and weights, the same float
+// operations in the same order, none fused).
+struct UpsampleShape {
+  int64_t planes, h, w, sh, sw;
+};
+int upsample_bilinear_forward(const UpsampleShape &s, const float *x, float *y, CUstream_st *stream);
+// dx [planes, h, w] (overwritten) from dy [planes, h*sh, w*sw]. Each element
+// of dx gathers its contributions in the order the CPU kernel scatters them
+// (output row, then column, then its four taps): deterministic, no atomics.
+int upsample_bilinear_grad(const UpsampleShape &s, const float *dy, float *dx, CUstream_st *stream);
+
+// Elements [0, n) of the stream `key` into out: uniforms in [0, 1), or
+// standard normals, as runtime/kernels/Random.cpp's fill_uniform and
+// fill_normal compute them (Philox.h; one thread per block of four).
+int random_uniform(const RngKey &key, float *out, int64_t n, CUstream_st *stream);
+int random_normal(const RngKey &key, float *out, int64_t n, CUstream_st *stream);
 
 } // namespace dxrt::cuda

@@ -4,13 +4,22 @@
 // and --gpu-to-llvm): sizes and grid dimensions are i64, the shared memory
 // size i32, the stream and module opaque pointers.
 //
-// Two differences from MLIR's own wrappers, for training loops:
+// Differences from MLIR's own wrappers, for training loops:
 //  - mgpuStreamCreate returns the library's stream (Context.h) and
 //    mgpuStreamDestroy leaves it alone, so generated launches are ordered
 //    with the cuBLAS/cuDNN kernels without extra synchronisation.
-//  - The lowering loads the module before and unloads it after every launch;
-//    here a module is loaded once per embedded blob (its address is that of
-//    a constant global) and kept until the process ends.
+//  - A synchronous gpu.launch_func lowers to create / launch / synchronize /
+//    destroy. mgpuStreamSynchronize on the library's stream does not wait:
+//    everything the generated code does with device memory is queued on that
+//    one stream, and the host reads results only through
+//    dxrt_cuda_read_f32 and the backend, which synchronise. So a step's
+//    kernels are queued back to back and the host waits once, for the loss.
+//    DXRT_CUDA_SYNC=1 makes it wait after every kernel (a fault then names
+//    the kernel that caused it; CUDA_LAUNCH_BLOCKING=1 has the same effect).
+//  - The lowering loads the module before and unloads it after every launch
+//    and looks the kernel up each time; here a module is loaded once per
+//    embedded blob (its address is that of a constant global), a function
+//    looked up once per (module, name), and both kept until the process ends.
 // Failures abort with a message (Kernel.h): generated code cannot handle
 // errors, and MLIR's wrappers only print and go on.
 #include "cuda/Check.h"
@@ -21,6 +30,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <mutex>
 #include <unordered_map>
 
@@ -31,6 +42,26 @@ namespace {
 
 std::mutex g_mutex;
 std::unordered_map<const void *, CUmodule> g_modules; // by blob address
+
+struct FunctionKey {
+  const void *module;
+  const char *name; // a constant global of the generated code
+  bool operator==(const FunctionKey &o) const { return module == o.module && name == o.name; }
+};
+struct FunctionKeyHash {
+  size_t operator()(const FunctionKey &k) const {
+    return std::hash<const void *>()(k.module) * 31 + std::hash<const void *>()(k.name);
+  }
+};
+std::unordered_map<FunctionKey, CUfunction, FunctionKeyHash> g_functions;
+
+bool sync_every_launch() {
+  static const bool on = [] {
+    const char *v = std::getenv("DXRT_CUDA_SYNC");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
+}
 
 CUmodule load(const void *data, int jit_opt_level) {
   std::lock_guard lock(g_mutex);
@@ -78,7 +109,15 @@ void mgpuModuleUnload(void * /*module*/) {}
 void *mgpuModuleGetFunction(void *module, const char *name) {
   CUfunction f = nullptr;
   guard("mgpuModuleGetFunction", [&] {
-    DXRT_DRIVER_CHECK(driver().ModuleGetFunction(&f, static_cast<CUmodule>(module), name));
+    std::lock_guard lock(g_mutex);
+    auto [it, fresh] = g_functions.try_emplace(FunctionKey{module, name}, nullptr);
+    if (fresh) {
+      CUresult r = driver().ModuleGetFunction(&it->second, static_cast<CUmodule>(module), name);
+      if (r != CUDA_SUCCESS) g_functions.erase(it);
+      DXRT_CHECK(r == CUDA_SUCCESS, str("cuModuleGetFunction(", name, ") failed: ", driver_error_text(r)),
+                 "the kernel image does not hold this kernel: a dxc bug, please report it");
+    }
+    f = it->second;
   });
   return f;
 }
@@ -103,6 +142,7 @@ void *mgpuStreamCreate() { return dxrt_cuda_stream(); }
 void mgpuStreamDestroy(void * /*stream*/) {}
 
 void mgpuStreamSynchronize(void *stream) {
+  if (stream == dxrt_cuda_stream() && !sync_every_launch()) return; // see the top of the file
   guard("mgpuStreamSynchronize", [&] { DXRT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream))); });
 }
 

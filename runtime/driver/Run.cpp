@@ -1,5 +1,5 @@
-// Reads top to bottom: world, metadata, flags, BLAS, data, arenas and
-// initialisation, banner, training. Any dxrt::Error ends the run with its
+// Reads top to bottom: world, metadata, flags, BLAS, data, arenas and the
+// target's backend (host or GPU), initialisation, banner, training. Any dxrt::Error ends the run with its
 // message and exit code (on every rank, through World::abort).
 #include "driver/Run.h"
 
@@ -14,6 +14,7 @@
 #include "driver/Signals.h"
 #include "kernels/Blas.h"
 #include "model/Arenas.h"
+#include "model/Backend.h"
 #include "model/Metadata.h"
 #include "model/Model.h"
 #include "train/Export.h"
@@ -22,6 +23,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <memory>
 
 namespace dxrt {
 
@@ -85,8 +87,15 @@ int run(int argc, char **argv) {
     }
 
     Arenas arenas(meta, std::max(cfg.per_rank_batch, cfg.eval_batch));
+    // The target the model was compiled for: the host, or this rank's GPU
+    // (a clear error where there is none).
+    std::unique_ptr<Backend> backend = make_backend(meta, arenas, world, cfg.accumulate);
+    if (!backend->describe().empty()) console.line(backend->describe());
+    // Initialised on the host, from the seed, whatever the target: a CUDA run
+    // starts from the same parameters as a CPU run.
     init_arena(meta.params, arenas.params.data(), uint64_t(cfg.seed), 0);
     init_arena(meta.buffers, arenas.buffers.data(), uint64_t(cfg.seed), kBufferStreams);
+    backend->upload_model(arenas);
 
     const Split *test = data.test ? &*data.test : nullptr;
     console.banner(meta, cfg, data.train, test, load_s);
@@ -95,14 +104,14 @@ int run(int argc, char **argv) {
       console.line(str("warning: the target ", cfg.target->metric, " needs a test split, and the dataset has none"));
     if (!log.continues()) log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
 
-    Trainer trainer(meta, cfg, data, arenas, world, console, log, start);
+    Trainer trainer(meta, cfg, data, arenas, *backend, world, console, log, start);
     if (cfg.resume) trainer.resume();
     int rc = trainer.run();
     if (rc == kExitOk && !cfg.export_dir.empty()) {
       // Inference mode, with the final parameters (also after --stop-after-epoch).
       for (const Split *split : {static_cast<const Split *>(&data.train), test}) {
         if (!split) continue;
-        for (const std::string &path : export_outputs(meta, arenas, *split, cfg.eval_batch, cfg.export_dir, world))
+        for (const std::string &path : export_outputs(meta, arenas, *backend, *split, cfg.eval_batch, cfg.export_dir, world))
           console.line(str("exported ", path));
       }
     }

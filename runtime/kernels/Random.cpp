@@ -4,8 +4,7 @@
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"
 #include "kernels/Philox.h"
-
-#include <cmath>
+#include "kernels/Shapes.h"
 
 namespace dxrt {
 
@@ -18,18 +17,12 @@ void fill_uniform(const RngKey &key, uint64_t first, int64_t n, float *out) {
 }
 
 void fill_normal(const RngKey &key, uint64_t first, int64_t n, float *out) {
-  constexpr double two_pi = 6.283185307179586, inv32 = 1.0 / 4294967296.0;
   for (int64_t j = 0; j < n;) {
     uint64_t i = first + uint64_t(j);
     PhiloxBlock b = key.block(i / 4);
     double z[4];
-    for (int pair = 0; pair < 2; ++pair) {
-      double u1 = (double(b[2 * pair]) + 1.0) * inv32; // (0, 1]: log is finite
-      double theta = two_pi * double(b[2 * pair + 1]) * inv32;
-      double r = std::sqrt(-2.0 * std::log(u1));
-      z[2 * pair] = r * std::cos(theta);
-      z[2 * pair + 1] = r * std::sin(theta);
-    }
+    box_muller(b[0], b[1], z[0], z[1]);
+    box_muller(b[2], b[3], z[2], z[3]);
     for (uint64_t lane = i % 4; lane < 4 && j < n; ++lane, ++j) out[j] = float(z[lane]);
   }
 }
@@ -48,10 +41,9 @@ using namespace dxrt;
 static RngKey abi_key(const char *kernel, const dxrt_memref1 *out, float **p, int64_t *n, int64_t seed, int64_t step,
                       int64_t rank, int64_t stream) {
   Vec v = view(out, kernel, "out");
-  DXRT_KERNEL_CHECK(v.n / 4 < (int64_t(1) << 32), kernel, str("out has ", v.n, " elements, more than 2^34 per stream"));
   *p = v.p;
   *n = v.n;
-  return RngKey{uint64_t(seed), uint32_t(step), uint32_t(rank), uint32_t(stream)};
+  return random_key(kernel, v, seed, step, rank, stream);
 }
 
 extern "C" void _mlir_ciface_dxrt_random_uniform(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank,

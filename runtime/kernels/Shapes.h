@@ -1,11 +1,13 @@
-// The shape checks of the dense and pooling library kernels, shared by the
-// CPU kernels (Dense.cpp, Pool.cpp) and their device twins (cuda/Gemm.cpp,
-// cuda/Pool.cpp), so that both refuse the same descriptors with the same
-// messages.
+// The shape checks of the dense, pooling, upsampling and random library
+// kernels, shared by the CPU kernels (Dense.cpp, Pool.cpp, Upsample.cpp,
+// Random.cpp) and their device twins (cuda/Gemm.cpp, cuda/Pool.cpp,
+// cuda/Upsample.cpp, cuda/Random.cpp), so that both refuse the same
+// descriptors with the same messages.
 #pragma once
 
 #include "kernels/Descriptor.h"
 #include "kernels/Im2col.h"
+#include "kernels/Philox.h"
 
 #include <cstdint>
 
@@ -45,6 +47,21 @@ inline PoolGeometry pool_geometry(const char *k, const Tensor4 &x, const Tensor4
                     str("output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "], expected [", x.n, ", ", x.c, ", ",
                         ho, ", ", wo, "] for input [", x.n, ", ", x.c, ", ", x.h, ", ", x.w, "]"));
   return {x.n * x.c, x.h, x.w, ho, wo, kh, kw, sh, sw, pt, pl};
+}
+
+// Upsampling of x [N, C, H, W] into y [N, C, H*sh, W*sw] at integer scales.
+inline void check_upsample(const char *k, const Tensor4 &x, const Tensor4 &y, int64_t sh, int64_t sw) {
+  DXRT_KERNEL_CHECK(sh >= 1 && sw >= 1, k, str("scale [", sh, ", ", sw, "] must be >= 1"));
+  DXRT_KERNEL_CHECK(y.n == x.n && y.c == x.c && y.h == x.h * sh && y.w == x.w * sw, k,
+                    str("the output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "] for an input [", x.n, ", ", x.c,
+                        ", ", x.h, ", ", x.w, "] at scale [", sh, ", ", sw, "]"));
+}
+
+// The key of a random fill's ABI call (seed, step, rank, stream), once out
+// fits one stream's 32-bit block counter.
+inline RngKey random_key(const char *k, const Vec &out, int64_t seed, int64_t step, int64_t rank, int64_t stream) {
+  DXRT_KERNEL_CHECK(out.n / 4 < (int64_t(1) << 32), k, str("out has ", out.n, " elements, more than 2^34 per stream"));
+  return RngKey{uint64_t(seed), uint32_t(step), uint32_t(rank), uint32_t(stream)};
 }
 
 } // namespace dxrt

@@ -3,6 +3,7 @@
 // depend only on the output index, so they are computed once per row/column.
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"
+#include "kernels/Shapes.h"
 
 #include <algorithm>
 
@@ -25,20 +26,13 @@ Tap tap(int64_t o, int64_t in, int64_t s) {
   return {i0, i1, src - float(i0)};
 }
 
-void check_shapes(const char *k, const Tensor4 &x, const Tensor4 &y, int64_t sh, int64_t sw) {
-  DXRT_KERNEL_CHECK(sh >= 1 && sw >= 1, k, str("scale [", sh, ", ", sw, "] must be >= 1"));
-  DXRT_KERNEL_CHECK(y.n == x.n && y.c == x.c && y.h == x.h * sh && y.w == x.w * sw, k,
-                    str("the output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "] for an input [", x.n, ", ", x.c,
-                        ", ", x.h, ", ", x.w, "] at scale [", sh, ", ", sw, "]"));
-}
-
 } // namespace
 
 extern "C" void _mlir_ciface_dxrt_upsample_bilinear_forward(dxrt_memref4 *xd, dxrt_memref4 *yd, int64_t sh,
                                                             int64_t sw) {
   const char *k = "dxrt_upsample_bilinear_forward";
   Tensor4 x = view(xd, k, "x"), y = view(yd, k, "y");
-  check_shapes(k, x, y, sh, sw);
+  check_upsample(k, x, y, sh, sw);
   for (int64_t p = 0; p < x.n * x.c; ++p) {
     const float *in = x.p + p * x.h * x.w;
     float *out = y.p + p * y.h * y.w;
@@ -59,7 +53,7 @@ extern "C" void _mlir_ciface_dxrt_upsample_bilinear_grad(dxrt_memref4 *dyd, dxrt
                                                          int64_t sw) {
   const char *k = "dxrt_upsample_bilinear_grad";
   Tensor4 dy = view(dyd, k, "dy"), dx = view(dxd, k, "dx");
-  check_shapes(k, dx, dy, sh, sw);
+  check_upsample(k, dx, dy, sh, sw);
   std::fill(dx.p, dx.p + dx.numel(), 0.0f);
   for (int64_t p = 0; p < dx.n * dx.c; ++p) {
     const float *g = dy.p + p * dy.h * dy.w;

@@ -2,7 +2,6 @@
 
 #include "data/Order.h"
 #include "data/Prefetch.h"
-#include "model/Model.h"
 
 #include <algorithm>
 
@@ -14,7 +13,7 @@ bool has_accuracy(const Metadata &meta, const Split &split) {
   return split.has_labels && classes >= 2 && (declared == 0 || declared == classes);
 }
 
-EvalResult evaluate(const Metadata &meta, Arenas &a, const Split &split, int64_t eval_batch, World &world,
+EvalResult evaluate(const Metadata &meta, Arenas &a, Backend &backend, const Split &split, int64_t eval_batch, World &world,
                     int data_threads) {
   // Identity order, this rank's contiguous shard.
   const int64_t lo = split.n * world.rank() / world.size(), hi = split.n * (world.rank() + 1) / world.size();
@@ -28,7 +27,7 @@ EvalResult evaluate(const Metadata &meta, Arenas &a, const Split &split, int64_t
     const int64_t e = std::min(b + eval_batch, hi), n = e - b;
     if (decode) decode->take(BatchRequest{nullptr, b, e, std::nullopt}, a.x, a.labels.data());
     else gather_range(split, b, e, a.x.data(), a.labels.data());
-    float loss = model_eval_step(a, n);
+    float loss = backend.eval_step(a, n);
     sums[0] += double(loss) * double(n);
     sums[2] += double(n);
     if (!accuracy) continue;

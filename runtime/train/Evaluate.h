@@ -6,6 +6,7 @@
 #include "comm/World.h"
 #include "data/Dataset.h"
 #include "model/Arenas.h"
+#include "model/Backend.h"
 #include "train/Stats.h"
 
 namespace dxrt {
@@ -15,7 +16,7 @@ bool has_accuracy(const Metadata &meta, const Split &split);
 
 // An image split's batches are decoded on data_threads threads (other
 // splits ignore it).
-EvalResult evaluate(const Metadata &meta, Arenas &arenas, const Split &split, int64_t eval_batch, World &world,
+EvalResult evaluate(const Metadata &meta, Arenas &arenas, Backend &backend, const Split &split, int64_t eval_batch, World &world,
                     int data_threads = 1);
 
 } // namespace dxrt

@@ -3,7 +3,6 @@
 #include "common/Check.h"
 #include "common/Str.h"
 #include "data/Order.h"
-#include "model/Model.h"
 #include "util/Npy.h"
 
 #include <algorithm>
@@ -12,7 +11,7 @@
 
 namespace dxrt {
 
-std::vector<std::string> export_outputs(const Metadata &meta, Arenas &a, const Split &split, int64_t eval_batch,
+std::vector<std::string> export_outputs(const Metadata &meta, Arenas &a, Backend &backend, const Split &split, int64_t eval_batch,
                                         const std::string &dir, World &world) {
   std::vector<std::string> paths;
   if (world.is_root()) {
@@ -28,7 +27,7 @@ std::vector<std::string> export_outputs(const Metadata &meta, Arenas &a, const S
       for (int64_t b = 0; b < split.n; b += eval_batch) {
         const int64_t e = std::min(b + eval_batch, split.n), n = e - b;
         gather_range(split, b, e, a.x.data(), a.labels.data());
-        model_eval_step(a, n);
+        backend.eval_step(a, n);
         // dx_eval_step leaves output k in the block after outputs 0..k-1 (docs/abi.md).
         const float *block = a.outputs.data();
         for (size_t k = 0; k < files.size(); ++k) {

@@ -8,6 +8,7 @@
 #include "comm/World.h"
 #include "data/Dataset.h"
 #include "model/Arenas.h"
+#include "model/Backend.h"
 
 #include <string>
 #include <vector>
@@ -16,7 +17,7 @@ namespace dxrt {
 
 // Writes the split's files; returns their paths (on rank 0; empty elsewhere).
 // Throws dxrt::Error naming a file that cannot be written.
-std::vector<std::string> export_outputs(const Metadata &meta, Arenas &arenas, const Split &split, int64_t eval_batch,
+std::vector<std::string> export_outputs(const Metadata &meta, Arenas &arenas, Backend &backend, const Split &split, int64_t eval_batch,
                                         const std::string &dir, World &world);
 
 } // namespace dxrt

@@ -46,9 +46,12 @@ public:
   // x <- the mean of x over the ranks.
   void average(float *x, int64_t n);
 
-  // Seconds spent in collectives since the last take_comm_time().
+  // Seconds spent in collectives since the last take_comm_time(); a device
+  // backend that runs its own collectives (NCCL) adds its time here.
   double take_comm_time();
+  void add_comm_time(double s) { comm_s_ += s; }
   int64_t buckets(int64_t n) const;
+  int64_t bucket_floats() const { return bucket_floats_; }
 
 private:
   void reduce_in_buckets(float *x, int64_t n);

@@ -19,19 +19,16 @@ namespace dxrt {
 // Side values that ride in the gradients' all-reduce (see kGradSide).
 enum Side { kSideLoss = 0, kSideUsr1 = 1, kSideTerm = 2 };
 
-Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, World &world,
-                 Console &console, MetricsLog &log, double start_time)
-    : meta_(meta), cfg_(cfg), data_(data), a_(arenas), world_(world), console_(console), log_(log), start_(start_time),
+Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, Backend &backend,
+                 World &world, Console &console, MetricsLog &log, double start_time)
+    : meta_(meta), cfg_(cfg), data_(data), a_(arenas), backend_(backend), world_(world), console_(console), log_(log),
+      start_(start_time),
       sync_(world, cfg.sync, cfg.bucket_bytes), ckpt_(meta, cfg, world) {
   // A test hook: DXRT_FAULT=RANK:STEP makes that rank die of SIGSEGV at that
   // step, to check that a failing rank ends the job with a message.
   if (const char *f = std::getenv("DXRT_FAULT")) {
     long long r = -1, st = -1;
     if (std::sscanf(f, "%lld:%lld", &r, &st) == 2 && r == world.rank()) fault_step_ = st;
-  }
-  if (cfg.accumulate > 1) {
-    accum_grads_.resize(a_.grads.size());
-    accum_buffers_.resize(a_.new_buffers.size());
   }
   if (data.train.decoded()) prefetch_ = std::make_unique<Prefetcher>(data.train, cfg.data_threads, a_.x.size());
 }
@@ -49,6 +46,7 @@ void Trainer::resume() {
     throw e;
   }
   p_ = ckpt_.load(from, a_);
+  backend_.upload_model(a_);
   console_.line(str("resumed from ", from, ": epoch ", p_.epoch, ", step ", p_.step_in_epoch, " of the epoch (",
                     p_.step, " steps and ", str_fixed(p_.train_time_s + p_.epoch_time_s, 1), " s of training so far)"));
   log_.resume(p_, from);
@@ -68,11 +66,8 @@ int Trainer::run() {
     }
     if (data_.test) {
       // Local SGD: evaluate (and go on from) one model, not N.
-      if (sync_.averaging()) {
-        sync_.average(a_.params.data(), int64_t(a_.params.size()));
-        sync_.average(a_.buffers.data(), int64_t(a_.buffers.size()));
-      }
-      s.val = evaluate(meta_, a_, *data_.test, cfg_.eval_batch, world_, cfg_.data_threads);
+      if (sync_.averaging()) backend_.average_model(a_, sync_);
+      s.val = evaluate(meta_, a_, backend_, *data_.test, cfg_.eval_batch, world_, cfg_.data_threads);
       s.has_val = true;
     }
     s.elapsed_s = elapsed();
@@ -130,8 +125,6 @@ Trainer::Stop Trainer::train_epoch(EpochStats &s) {
 
 void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<int64_t> &order, const BatchPlan &plan) {
   const double t0 = now_s();
-  const size_t np = a_.params.size();
-  const int64_t nb = int64_t(a_.new_buffers.size());
   ++p_.step;
   note_step(p_.step, epoch);
   if (p_.step == fault_step_) std::raise(SIGSEGV);
@@ -150,10 +143,9 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
     load_batch(epoch, k, m, lo, hi, steps, order, plan);
     float loss = 0;
     if (b > 0) {
-      loss = model_train_step(a_, b, cfg_.seed, p_.step, int64_t(cfg_.rank) * M + m);
+      loss = backend_.train_step(a_, b, cfg_.seed, p_.step, int64_t(cfg_.rank) * M + m);
     } else { // a slice without samples in a short last batch contributes nothing
-      std::fill(a_.grads.begin(), a_.grads.begin() + np, 0.0f);
-      std::copy(a_.buffers.begin(), a_.buffers.end(), a_.new_buffers.begin());
+      backend_.skip_step(a_);
     }
     if (b > 0 && !std::isfinite(loss) && (sync_.averaging() || world_.size() == 1)) non_finite(loss, false, epoch, k, steps);
     weight = float(double(b) / double(plan.global_size(k)));
@@ -162,23 +154,14 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
     p_.samples += double(b);
     if (M == 1) break;
     // Accumulate weight * gradient (and buffers) in the same order the ranks'
-    // all-reduce would sum them; the arenas swap back after the last one.
-    const float *g = a_.grads.data(), *nbuf = a_.new_buffers.data();
-    float *ag = accum_grads_.data(), *ab = accum_buffers_.data();
-    if (m == 0) {
-      for (size_t i = 0; i < np; ++i) ag[i] = weight * g[i];
-      for (int64_t i = 0; i < nb; ++i) ab[i] = weight * nbuf[i];
-    } else {
-      for (size_t i = 0; i < np; ++i) ag[i] += weight * g[i];
-      for (int64_t i = 0; i < nb; ++i) ab[i] += weight * nbuf[i];
-    }
+    // all-reduce would sum them.
+    backend_.accumulate(a_, m == 0, weight);
   }
   if (M > 1) {
-    std::swap(a_.grads, accum_grads_);
-    std::swap(a_.new_buffers, accum_buffers_);
+    backend_.take_accumulated(a_);
     weight = 1.0f; // already applied
   }
-  float *side = a_.grads.data() + np;
+  float side[kGradSide] = {0, 0, 0};
   const float loss = float(weighted_loss); // this rank's share of the global batch's mean loss
   // The signal flags of every rank ride along with the gradients, so the
   // ranks agree on them at no extra cost (under local SGD: at averaging).
@@ -188,20 +171,19 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   double step_loss = b_rank > 0 ? weighted_loss * double(plan.global_size(k)) / double(b_rank) : 0.0;
   if (!sync_.averaging()) {
     side[kSideLoss] = loss;
-    sync_.reduce_gradients(a_.grads.data(), int64_t(np), weight, kGradSide);
-    sync_.weighted_sum(a_.new_buffers.data(), nb, weight);
+    backend_.reduce_gradients(a_, sync_, weight, side);
+    backend_.reduce_buffers(a_, sync_, weight);
     if (world_.size() > 1) {
       step_loss = side[kSideLoss]; // the global batch's mean loss
       if (!std::isfinite(step_loss)) non_finite(float(step_loss), true, epoch, k, steps);
     }
   }
   p_.lr = model_learning_rate(cfg_.base_lr, p_.step, steps, cfg_.epochs);
-  model_update(a_, float(p_.lr), p_.step);
-  std::copy(a_.new_buffers.begin(), a_.new_buffers.end(), a_.buffers.begin());
+  backend_.update(a_, float(p_.lr), p_.step);
+  backend_.commit_buffers(a_);
   bool agreed = !sync_.averaging() || world_.size() == 1; // side[] holds every rank's flags
   if (sync_.averaging() && p_.step % cfg_.sync.every == 0) {
-    sync_.average(a_.params.data(), int64_t(np));
-    sync_.average(a_.buffers.data(), int64_t(a_.buffers.size()));
+    backend_.average_model(a_, sync_);
     int64_t flags[2] = {usr1, side[kSideTerm] > 0};
     world_.allreduce_max(flags, 2);
     side[kSideUsr1] = flags[0] > usr1_handled_ ? 1.0f : 0.0f;
@@ -280,6 +262,7 @@ EpochStats Trainer::finish_epoch(int64_t epoch) {
 std::string Trainer::checkpoint(const char *why) {
   p_.elapsed_s = elapsed();
   start_ = now_s(); // elapsed() now counts from here on top of p_.elapsed_s
+  backend_.download_model(a_);
   const std::string at = ckpt_.write(p_, a_);
   log_.checkpoint(why, p_, at);
   console_.line(str("checkpoint ", at, " (", why, ")"));

@@ -11,6 +11,7 @@
 #include "driver/Console.h"
 #include "driver/MetricsLog.h"
 #include "model/Arenas.h"
+#include "model/Backend.h"
 #include "model/Metadata.h"
 #include "train/Checkpoint.h"
 #include "train/Config.h"
@@ -30,8 +31,8 @@ struct TrainData {
 
 class Trainer {
 public:
-  Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, World &world,
-          Console &console, MetricsLog &log, double start_time);
+  Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, Backend &backend,
+          World &world, Console &console, MetricsLog &log, double start_time);
   // Loads the newest complete checkpoint of --checkpoint-dir into the
   // arenas and continues from its progress. Throws dxrt::Error when there is
   // none or it does not belong to this run.
@@ -58,6 +59,7 @@ private:
   const RunConfig &cfg_;
   const TrainData &data_;
   Arenas &a_;
+  Backend &backend_;
   World &world_;
   Console &console_;
   MetricsLog &log_;
@@ -66,7 +68,6 @@ private:
   Checkpointer ckpt_;
   Progress p_;
   int64_t fault_step_ = -1; // DXRT_FAULT (tests)
-  Floats accum_grads_, accum_buffers_; // --accumulate > 1: the step's weighted sums
   std::unique_ptr<Prefetcher> prefetch_; // image training splits: the next batch decoded during this step
   bool stop_ = false; // the target was met and --stop-at-target
   // Signals: the SIGUSR1 count already answered by a checkpoint (the same on

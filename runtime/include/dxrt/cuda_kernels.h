@@ -36,6 +36,17 @@ void _mlir_ciface_dxrt_cuda_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_me
                                       int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                       int64_t pl, int64_t pr);
 
+void _mlir_ciface_dxrt_cuda_upsample_bilinear_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t sh, int64_t sw);
+void _mlir_ciface_dxrt_cuda_upsample_bilinear_grad(dxrt_memref4 *dy, dxrt_memref4 *dx, int64_t sh, int64_t sw);
+
+/* Element i of a Philox stream is the CPU kernel's element i: uniforms bit
+ * for bit, normals equal or (rarely) one float ulp apart (CUDA's double
+ * log/cos/sin against glibc's). */
+void _mlir_ciface_dxrt_cuda_random_uniform(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank,
+                                           int64_t stream);
+void _mlir_ciface_dxrt_cuda_random_normal(dxrt_memref1 *out, int64_t seed, int64_t step, int64_t rank,
+                                          int64_t stream);
+
 /* A rank-0 f32 memref (the descriptor MLIR passes for memref<f32>). */
 typedef struct {
   float *allocated;
