@@ -1,11 +1,14 @@
 #include "codegen/Pipeline.h"
 
+#include "codegen/Fatbin.h"
 #include "dialect/DxDialect.h"
 #include "lowering/BuildABI.h"
 #include "lowering/CudaKernelNames.h"
 #include "lowering/LowerDx.h"
+#include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
 #include "lowering/PrepareGpu.h"
+#include "lowering/SplitReductions.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -19,6 +22,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -52,6 +56,8 @@ static void registerPassesOnce() {
     registerPlanMemoryPass();
     registerCudaKernelNamesPass();
     registerPrepareGpuPass();
+    registerMergeGpuModulesPass();
+    registerSplitReductionsPass();
   });
 }
 
@@ -142,24 +148,30 @@ static const char *kBufferize =
 // op a 1-D scf.parallel; tiling by 256 gives one block of 256 threads per
 // 256 elements (no-min-max-bounds: a constant block size and an scf.if guard,
 // which convert-parallel-loops-to-gpu needs); then blocks/threads mapping,
-// gpu.launch, and one gpu.module per kernel. No canonicalize between
+// gpu.launch, constants and index arithmetic sunk into the launch bodies
+// (otherwise outlining passes every constant as a kernel argument and the
+// kernels divide by runtime values), outlining (one gpu.module per kernel),
+// and all kernels merged
+// into one gpu.module, @dx_kernels (one ptxas run per architecture, one
+// module load at run time). No canonicalize between
 // dx-prepare-gpu and the mapping: it would fold the one-thread loops back
 // onto the host.
 static const char *kGpuKernels =
     "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory, "
     "dx-cuda-kernel-names, dx-prepare-gpu, "
     "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=1}, gpu-map-parallel-loops, "
-    "convert-parallel-loops-to-gpu), lower-affine, canonicalize, cse, gpu-kernel-outlining";
+    "convert-parallel-loops-to-gpu), lower-affine, canonicalize, cse, gpu-launch-sink-index-computations, "
+    "gpu-kernel-outlining, dx-merge-gpu-modules";
 
-std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs, bool ptx) {
+std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs) {
   std::string p = std::string(kGpuKernels) + ", ";
   // One target per architecture: gpu-module-to-binary makes an object for each.
   for (const std::string &arch : gpuArchs) p += "nvvm-attach-target{chip=" + arch + " O=3}, ";
-  // The kernels to NVVM (math through libdevice), then PTX or a fatbin
-  // (cubin for the arch plus its PTX) per target.
+  // The kernels to NVVM (math through libdevice), then the PTX of every
+  // target; buildFatbins (Fatbin.cpp) makes the one fatbin of all of them.
   p += "convert-scf-to-cf, expand-strided-metadata, lower-affine, "
-       "gpu.module(convert-gpu-to-nvvm, canonicalize, cse, reconcile-unrealized-casts), ";
-  p += ptx ? "gpu-module-to-binary{format=isa}" : "gpu-module-to-binary{format=fatbin}";
+       "gpu.module(convert-gpu-to-nvvm, canonicalize, cse, reconcile-unrealized-casts), "
+       "gpu-module-to-binary{format=isa}";
   return p;
 }
 
@@ -173,9 +185,28 @@ void registerCudaPipelines() {
   mlir::PassPipelineRegistration<>(
       "dx-gpu-kernels", "DeepEx CUDA: linalg on tensors to gpu.launch_func and outlined gpu.func kernels",
       [](mlir::OpPassManager &pm) {
-        if (mlir::failed(mlir::parsePassPipeline(std::string(kBufferize) + ", " + kGpuKernels, pm, llvm::errs())))
+        if (mlir::failed(mlir::parsePassPipeline(std::string("dx-split-reductions, ") + kBufferize + ", " + kGpuKernels,
+                                                 pm, llvm::errs())))
           llvm::report_fatal_error("dx-gpu-kernels: bad pipeline");
       });
+}
+
+// Each --gpu-arch must be an architecture LLVM's NVPTX back end knows:
+// otherwise it only warns ("not a recognized processor") and writes PTX
+// for a default one.
+static mlir::LogicalResult checkGpuArchs(mlir::ModuleOp module, const std::vector<std::string> &archs) {
+  LLVMInitializeNVPTXTargetInfo();
+  LLVMInitializeNVPTXTarget();
+  LLVMInitializeNVPTXTargetMC();
+  std::string err;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget("nvptx64-nvidia-cuda", err);
+  if (!target) return module.emitError("this dxc's LLVM has no NVPTX back end: ") << err;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo("nvptx64-nvidia-cuda", "", ""));
+  for (const std::string &arch : archs)
+    if (!sti || !sti->isCPUStringValid(arch))
+      return module.emitError("'") << arch << "' is not a GPU architecture that this dxc's LLVM "
+                                   << LLVM_VERSION_MAJOR << " NVPTX back end knows";
+  return mlir::success();
 }
 
 // The PTX of every kernel module and architecture, each after a comment
@@ -198,17 +229,28 @@ static std::string collectPtx(mlir::ModuleOp module) {
   return text;
 }
 
+// dx-split-reductions (lowering/SplitReductions.cpp), on linalg on tensors
+// right before bufferization: always for CUDA; for the CPU only with
+// dxc --split-reductions (tests: same losses either way).
+static std::string splitReductions(const CodegenOptions &opts) {
+  if (opts.splitReductions > 0)
+    return "dx-split-reductions{min-extent=" + std::to_string(opts.splitReductions) + "}, ";
+  return "dx-split-reductions, ";
+}
+
 static mlir::LogicalResult runCudaPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *text) {
   // libdevice (expf, logf, ...) and ptxas/fatbinary are found through
   // CUDA_HOME; without it the math functions stay unresolved.
   setenv("CUDA_HOME", "/usr/local/cuda", /*overwrite=*/0);
-  bool ptx = opts.stopAfter == Stage::Ptx;
-  if (mlir::failed(runPasses(module, std::string(kBufferize) + ", " + cudaKernelPipeline(opts.gpuArchs, ptx))))
+  if (mlir::failed(checkGpuArchs(module, opts.gpuArchs))) return mlir::failure();
+  if (mlir::failed(runPasses(module, splitReductions(opts) + kBufferize + ", " + cudaKernelPipeline(opts.gpuArchs))))
     return mlir::failure();
-  if (ptx) {
+  if (opts.stopAfter == Stage::Ptx) {
     *text = collectPtx(module);
     return mlir::success();
   }
+  // One fatbin: a cubin per architecture plus PTX (Fatbin.cpp).
+  if (mlir::failed(buildFatbins(module))) return mlir::failure();
   if (mlir::failed(runPasses(module, kCudaHostToLLVM))) return mlir::failure();
   return emitHostCode(module, opts, text);
 }
@@ -227,7 +269,8 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);
-  if (mlir::failed(runPasses(module, "one-shot-bufferize{bufferize-function-boundaries=1 "
+  std::string split = opts.splitReductions >= 0 ? splitReductions(opts) : std::string();
+  if (mlir::failed(runPasses(module, split + "one-shot-bufferize{bufferize-function-boundaries=1 "
                                      "function-boundary-type-conversion=identity-layout-map}, canonicalize, cse, " +
                                          std::string(kToLLVM))))
     return mlir::failure();

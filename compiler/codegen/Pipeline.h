@@ -22,15 +22,20 @@ struct CodegenOptions {
   std::string cpu = "x86-64-v3";   // or "native"; the host code's CPU
   std::vector<std::string> gpuArchs = {"sm_90"}; // Target::Cuda: one kernel image per arch
   std::string objectPath;          // where Stage::Obj writes the object
+  // dx-split-reductions runs for Target::Cuda; N >= 0 also runs it for the
+  // CPU (tests) and, N > 0, splits reductions of at least N elements per output.
+  int64_t splitReductions = -1;
 };
 
-// The CUDA lowering after bufferization, up to gpu-module-to-binary (PTX
-// for Stage::Ptx, else a fatbin per arch), as a pass pipeline string; dx-opt
-// tests use its first part ("dx-gpu-kernels").
-std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs, bool ptx);
+// The CUDA lowering after bufferization, up to gpu-module-to-binary{format=isa}
+// (the one gpu.module's PTX for every arch; runPipeline then makes one fatbin
+// of them for Stage::LLVM/Obj), as a pass pipeline string; dx-opt tests use its
+// first part ("dx-gpu-kernels").
+std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs);
 
 // Registers the pass pipeline dx-gpu-kernels (linalg on tensors to outlined
-// gpu.func kernels and gpu.launch_func, the CUDA path's first half) for dx-opt.
+// gpu.func kernels, all in one gpu.module @dx_kernels, and gpu.launch_func:
+// the CUDA path's first half) for dx-opt.
 void registerCudaPipelines();
 
 // Every dialect and interface the pipeline uses (one heavy TU registers them).

@@ -11,10 +11,16 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #ifndef DX_RUNTIME_LINK
 #define DX_RUNTIME_LINK ""
+#endif
+// --target=cuda: libdxrt_cuda.a, then the CUDA libraries; empty when the
+// build has no libdxrt_cuda.
+#ifndef DX_CUDA_RUNTIME_LINK
+#define DX_CUDA_RUNTIME_LINK ""
 #endif
 
 namespace dx {
@@ -42,13 +48,10 @@ void describe(mlir::Location loc, std::string &where, std::vector<std::string> &
 
 std::string stem(const std::string &path) { return std::filesystem::path(path).stem().string(); }
 
-// The libraries a model object links with: libdxrt and what it needs
-// (OpenBLAS and zlib statically; MPI, oneDNN, OpenMP shared), as the build
-// recorded them (DX_RUNTIME_LINK, '|'-separated, libdxrt first). An
-// installed dxc takes libdxrt.a from ../lib instead of the build tree.
-std::vector<std::string> runtimeLinkArgs() {
+// A '|'-separated link line as the build recorded it, its first element (a
+// library archive) taken from ../lib when dxc is installed and it is there.
+std::vector<std::string> linkArgs(const std::string &all) {
   std::vector<std::string> args;
-  std::string all = DX_RUNTIME_LINK;
   size_t start = 0;
   while (start <= all.size() && !all.empty()) {
     size_t bar = all.find('|', start);
@@ -60,19 +63,61 @@ std::vector<std::string> runtimeLinkArgs() {
   std::error_code ec;
   auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec && !args.empty()) {
-    auto installed = exe.parent_path().parent_path() / "lib" / "libdxrt.a";
+    auto installed = exe.parent_path().parent_path() / "lib" / std::filesystem::path(args[0]).filename();
     if (std::filesystem::exists(installed, ec)) args[0] = installed.string();
   }
   return args;
 }
 
-int link(const std::string &object, const std::string &output) {
+// The libraries a model object links with: libdxrt and what it needs
+// (OpenBLAS and zlib statically; MPI, oneDNN, OpenMP shared), as the build
+// recorded them (DX_RUNTIME_LINK, '|'-separated, libdxrt first). An
+// installed dxc takes libdxrt.a from ../lib instead of the build tree.
+std::vector<std::string> runtimeLinkArgs() { return linkArgs(DX_RUNTIME_LINK); }
+
+// For --target=cuda: libdxrt_cuda.a (from ../lib when installed), then
+// cudart (static), cuBLAS, cuDNN, NCCL (DX_CUDA_RUNTIME_LINK).
+std::vector<std::string> cudaRuntimeLinkArgs() { return linkArgs(DX_CUDA_RUNTIME_LINK); }
+
+// The link line of a CUDA executable around the CPU one: object,
+// libdxrt_cuda.a (with its device backend forced in: nothing in the model
+// object names it), libdxrt.a and the CPU libraries, then the CUDA
+// libraries, -lpthread. The directories of the CUDA shared libraries go in
+// the run path (they need not be in the loader's cache where it runs).
+std::vector<std::string> cudaLinkLine(const std::vector<std::string> &cpu, const std::vector<std::string> &cuda) {
+  std::vector<std::string> args = {"-Wl,-u,dxrt_cuda_backend_link", cuda[0]};
+  args.insert(args.end(), cpu.begin(), cpu.end());
+  std::vector<std::string> rpaths;
+  for (size_t i = 1; i < cuda.size(); ++i) {
+    args.push_back(cuda[i]);
+    std::filesystem::path p(cuda[i]);
+    if (p.is_absolute() && p.extension() == ".so") {
+      std::string dir = "-Wl,-rpath," + p.parent_path().string();
+      if (std::find(rpaths.begin(), rpaths.end(), dir) == rpaths.end()) rpaths.push_back(dir);
+    }
+  }
+  args.push_back("-lpthread");
+  args.insert(args.end(), rpaths.begin(), rpaths.end());
+  return args;
+}
+
+int link(const std::string &object, const std::string &output, bool cuda) {
   std::vector<std::string> runtime = runtimeLinkArgs();
   std::error_code ec;
   if (runtime.empty() || !std::filesystem::exists(runtime[0], ec)) {
     llvm::errs() << "dxc: error: cannot find the runtime library libdxrt.a"
                  << (runtime.empty() ? "" : " (looked for " + runtime[0] + ")") << "\n";
     return 1;
+  }
+  if (cuda) {
+    std::vector<std::string> cudaRuntime = cudaRuntimeLinkArgs();
+    // compileProgram checked that the build has it.
+    if (!std::filesystem::exists(cudaRuntime[0], ec)) {
+      llvm::errs() << "dxc: error: cannot find the CUDA runtime library libdxrt_cuda.a (looked for "
+                   << cudaRuntime[0] << ")\n";
+      return 1;
+    }
+    runtime = cudaLinkLine(runtime, cudaRuntime);
   }
   const char *cxxEnv = std::getenv("DXC_CXX");
   std::string cxx = cxxEnv ? cxxEnv : "c++";
@@ -111,10 +156,10 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
     llvm::errs() << "dxc: error: --gpu-arch needs --target=cuda\n";
     return 1;
   }
-  // The executable needs libdxrt_cuda's driver integration and a fatbin of
-  // every architecture in one image; neither exists yet (docs/cuda.md).
-  if (cuda && req.emit.empty()) {
-    llvm::errs() << "dxc: error: linking a CUDA executable is not implemented yet: use --emit=ptx|llvm|obj\n";
+  // The executable links libdxrt_cuda and the CUDA libraries.
+  if (cuda && req.emit.empty() && cudaRuntimeLinkArgs().empty()) {
+    llvm::errs() << "dxc: error: this dxc was built without the CUDA runtime (libdxrt_cuda), so it cannot link "
+                    "for --target=cuda: use --emit=ptx|llvm|obj, or build DeepEx where the CUDA toolkit is\n";
     return 1;
   }
   mlir::DialectRegistry registry;
@@ -154,13 +199,17 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
 
   CodegenOptions opts;
   opts.cpu = req.cpu;
+  opts.splitReductions = req.splitReductions;
   if (cuda) {
     opts.target = Target::Cuda;
     if (!req.gpuArch.empty()) {
       opts.gpuArchs.clear();
       llvm::SmallVector<llvm::StringRef> archs;
       llvm::StringRef(req.gpuArch).split(archs, ',');
-      for (llvm::StringRef a : archs) opts.gpuArchs.push_back(a.str());
+      // One image per architecture: a repeated one is dropped.
+      for (llvm::StringRef a : archs)
+        if (std::find(opts.gpuArchs.begin(), opts.gpuArchs.end(), a.str()) == opts.gpuArchs.end())
+          opts.gpuArchs.push_back(a.str());
     }
   }
   const std::string &e = req.emit;
@@ -215,7 +264,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   }
   if (e == "obj") return 0;
   std::string output = req.output.empty() ? stem(req.input) : req.output;
-  int rc = link(opts.objectPath, output);
+  int rc = link(opts.objectPath, output, cuda);
   llvm::sys::fs::remove(tmpObject);
   return rc;
 }

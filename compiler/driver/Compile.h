@@ -15,6 +15,7 @@ struct CompileRequest {
   std::string gpuArch;         // --target=cuda: sm_NN[,sm_NN...]; empty: sm_90
   bool printLocations = false;
   bool remarks = false;        // show the optimizer's remarks
+  long long splitReductions = -1; // hidden --split-reductions[=N]: CodegenOptions::splitReductions
 };
 
 // Everything after sema: MLIRGen, passes, object, link. Prints the requested

@@ -3,8 +3,10 @@
 #include "lowering/BuildABI.h"
 #include "lowering/CudaKernelNames.h"
 #include "lowering/LowerDx.h"
+#include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
 #include "lowering/PrepareGpu.h"
+#include "lowering/SplitReductions.h"
 #include "transforms/Passes.h"
 
 #include "mlir/InitAllPasses.h"
@@ -18,6 +20,8 @@ int main(int argc, char **argv) {
   dx::registerPlanMemoryPass();
   dx::registerCudaKernelNamesPass();
   dx::registerPrepareGpuPass();
+  dx::registerSplitReductionsPass();
+  dx::registerMergeGpuModulesPass();
   dx::registerCudaPipelines();
   mlir::DialectRegistry registry;
   dx::registerCodegenDialects(registry);

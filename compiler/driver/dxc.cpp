@@ -52,6 +52,7 @@ struct Options {
   bool printModel = false;
   bool printLocations = false;
   bool remarks = false;
+  long long splitReductions = -1; // hidden --split-reductions[=N]
   bool verify = false;
   bool split = false;
 };
@@ -113,6 +114,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.gpuArch = o.gpuArch;
     req.printLocations = o.printLocations;
     req.remarks = o.remarks;
+    req.splitReductions = o.splitReductions;
     return dx::compileProgram(*prog, sm, req);
   }
   return 0;
@@ -181,6 +183,9 @@ int main(int argc, char **argv) {
   compile->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   compile->add_flag("--remarks", o.remarks, "show the code generator's remarks (e.g. buffers the memory plan left on the heap)");
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
+  // Hidden, for tests: dx-split-reductions for the CPU too (it always runs for
+  // CUDA); =N splits reductions of at least N elements per output.
+  compile->add_flag("--split-reductions{0}", o.splitReductions, "")->group("");
   compile->add_option("--gpu-arch", o.gpuArch,
                       "with --target=cuda: the GPU architectures, comma-separated (default sm_90; e.g. sm_90,sm_80)")
       ->check([](const std::string &v) -> std::string {

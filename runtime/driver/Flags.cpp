@@ -114,7 +114,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   int64_t epochs = t.epochs, batch = t.batch_per_rank, seed = t.seed, max_steps = 0, eval_batch = 0, synth_n = 0;
   double lr = meta.optimizer.lr;
   std::string log, data_dir, export_dir, sync = t.sync == "average" ? str("average:", t.average_every) : t.sync;
-  std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = "cpu";
+  std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = meta.target;
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
   double bucket_mb = 25;
   bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false;
@@ -155,8 +155,10 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--export", export_dir,
                  "After training, write every output of the model for every train and test sample to DIR/<split>_<output>.npy")
       ->type_name("DIR");
-  app.add_option("--device", device, "Where to train: cpu (this executable was compiled for the CPU)")
-      ->default_str("cpu")->type_name("DEV");
+  app.add_option("--device", device,
+                 str("Where to train: ", meta.target, " (the target this executable was compiled for; dxc compile --target "
+                     "chooses it)"))
+      ->default_str(meta.target)->type_name("DEV");
   app.add_option("--set", "key=value: the same as --key value (e.g. --set epochs=3)")->type_name("KEY=VALUE");
   app.footer(str("Signals: SIGUSR1 writes a checkpoint and goes on; SIGTERM writes one and stops.\n"
                   "Exit status: 0 done, 1 bad input (data, metadata, checkpoint), 2 bad flag, 3 the loss became NaN or Inf,\n"
@@ -171,9 +173,12 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
     }
     std::reverse(args.begin(), args.end()); // CLI11 takes them last to first
     app.parse(args);
-    if (device != "cpu")
-      throw CLI::ValidationError("--device", str("this executable was compiled for the CPU; '", device,
-                                                 "' needs one compiled with dxc compile --target=cuda"));
+    // The target is compiled in: the flag only states it (and catches a
+    // script that runs the wrong executable).
+    if (device != meta.target)
+      throw CLI::ValidationError("--device", str("this executable was compiled for ", meta.target == "cpu" ? "the CPU" : meta.target,
+                                                 "; '", device, "' needs one compiled with dxc compile --target=",
+                                                 device == "gpu" ? "cuda" : device));
   } catch (const CLI::CallForHelp &) {
     if (world.is_root()) std::printf("%s", app.help().c_str());
     *exit_code = kExitOk;

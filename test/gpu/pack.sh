@@ -1,14 +1,56 @@
 #!/usr/bin/env bash
-# Run HERE (the build machine) before a GPU session: builds the GPU test
-# binary and packs it, stripped and xz-compressed (about 1.7 MiB instead of
-# 33 MiB), into build/gpu/, the one folder to carry to the GPU machine.
-# CUDA-target model executables (mlp_cpu, mlp_gpu, cnn_cpu, cnn_gpu), once
-# the compiler can build them, go there too (see README.md).
+# Run HERE (the build machine) before a GPU session. Fills build/gpu/, the one
+# folder to carry to the GPU machine (the device tool moves at most 64 MiB):
+#   dxrt_cuda_tests.xz            the GPU unit tests (stripped, xz)
+#   mlp_gpu.xz, cnn_gpu.xz        examples/fashion-mnist/{mlp,cnn}.dx compiled
+#                                 with dxc --target=cuda --gpu-arch=sm_90
+#   ref_{mlp,cnn}_cpu.jsonl       the CPU twins' metrics logs of the 50-step
+#                                 trajectory run (run here: the GPU machine
+#                                 then needs no oneDNN), and its flags in
+#                                 trajectory_flags
+#   update_bandwidth.xz           the generated Adam update against a device
+#                                 copy (bandwidth/update_bandwidth.cpp)
+#   lib/                          MPI's shared libraries, which the model
+#                                 executables link (the GPU machine has no MPI)
+# cuBLAS, cuDNN and NCCL are far too large to carry: run.sh finds them there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-flock /tmp/dx-build.lock ninja -C build -j1 dxrt_cuda_tests
-mkdir -p build/gpu
-strip -o build/gpu/dxrt_cuda_tests build/runtime/cuda/dxrt_cuda_tests
-xz -T1 -6 -f build/gpu/dxrt_cuda_tests
-ls -la build/gpu
+flock /tmp/dx-build.lock ninja -C build -j2 dxrt_cuda_tests dxc
+out=build/gpu
+rm -rf "$out" && mkdir -p "$out/lib"
+strip -o "$out/dxrt_cuda_tests" build/runtime/cuda/dxrt_cuda_tests
+xz -T1 -6 -f "$out/dxrt_cuda_tests"
+
+flags="--synthetic --synthetic-samples 64 --batch 64 --epochs 50 --seed 1"
+echo "$flags" >"$out/trajectory_flags"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OPENBLAS_NUM_THREADS=1
+for m in mlp cnn; do
+  build/compiler/dxc compile examples/fashion-mnist/$m.dx --target=cuda --gpu-arch=sm_90 -o "$tmp/${m}_gpu"
+  strip -o "$out/${m}_gpu" "$tmp/${m}_gpu"
+  xz -T1 -6 -f "$out/${m}_gpu"
+  build/compiler/dxc compile examples/fashion-mnist/$m.dx -o "$tmp/${m}_cpu"
+  # shellcheck disable=SC2086
+  "$tmp/${m}_cpu" $flags --log "$out/ref_${m}_cpu.jsonl" >"$tmp/${m}_cpu.out"
+  tail -n 1 "$tmp/${m}_cpu.out"
+done
+# The bandwidth benchmark: wide-adam.dx's object and a main of our own, with
+# the runtime's link lines (--as-needed: it uses neither MPI nor oneDNN).
+build/compiler/dxc compile test/gpu/bandwidth/wide-adam.dx --target=cuda --gpu-arch=sm_90 --emit=obj -o "$tmp/wide.o"
+# shellcheck disable=SC2046
+c++ -std=c++20 -O2 -Wall -Wextra -I runtime -I runtime/include -I . -isystem /usr/local/cuda/include \
+  test/gpu/bandwidth/update_bandwidth.cpp "$tmp/wide.o" -Wl,--as-needed \
+  $(cat build/runtime/cuda/dxrt-cuda-link.txt) $(cat build/runtime/dxrt-link.txt) -o "$tmp/update_bandwidth"
+strip -o "$out/update_bandwidth" "$tmp/update_bandwidth"
+xz -T1 -6 -f "$out/update_bandwidth"
+# The non-system libraries of the executables that are not CUDA's: MPI's.
+ldd "$tmp/mlp_gpu" | awk '/=>/ {print $1, $3}' | while read -r name path; do
+  case $name in
+    libmpi*|libopen-*|libhwloc*|libevent*|libudev*|libpmix*|libfabric*|libucp*|libucs*|libucm*|libuct*)
+      cp -L "$path" "$out/lib/$name" ;;
+  esac
+done
+ls -la "$out" "$out/lib"
+du -sh "$out"
 echo "carry: build/gpu   then run: bash test/gpu/run.sh"
