@@ -12,12 +12,15 @@
 #   -1, -2  step counts (default 20 and 40)
 #   -t      also run both under heaptrack (if installed) and print its counts
 # Run flags go to the executable, e.g. `-- --synthetic --batch 8` for a
-# model whose dataset is not installed.
+# model whose dataset is not installed. Both runs must end in the same epoch
+# (an epoch's end evaluates, logs and checkpoints, which allocates): a
+# --synthetic epoch has only 32 steps, so give it --synthetic-samples of at
+# least N2 + 1 batches.
 #
 # Examples:
 #   bench/alloc_per_step.sh examples/fashion-mnist/mlp.dx
 #   bench/alloc_per_step.sh -t examples/fashion-mnist/cnn.dx
-#   bench/alloc_per_step.sh examples/protein-folding/cvae.dx -- --synthetic
+#   bench/alloc_per_step.sh examples/protein-folding/cvae.dx -- --synthetic --synthetic-samples 4096
 #   bench/alloc_per_step.sh -1 2 -2 4 examples/imagenet/resnet50.dx -- --synthetic --batch 4
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,11 +32,11 @@ while getopts "b:1:2:t" opt; do
     1) n1=$OPTARG ;;
     2) n2=$OPTARG ;;
     t) heaptrack=1 ;;
-    *) sed -n '2,22p' "$0" >&2; exit 2 ;;
+    *) sed -n '2,24p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { sed -n '2,22p' "$0" >&2; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,24p' "$0" >&2; exit 2; }
 example=$1
 shift
 [ "${1:-}" = "--" ] && shift
