@@ -52,9 +52,12 @@ static std::string optimizer_str(const OptimizerSpec &o, double lr) {
 }
 
 void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
+  // The host's BLAS threads matter only to CPU code.
+  const std::string threads = m.target == "cpu" ? str(" (", blas_threads, " BLAS thread", blas_threads == 1 ? "" : "s",
+                                                       cfg.world == 1 ? ")" : " each)")
+                                                : std::string(cfg.world == 1 ? "" : " (one GPU each)");
   line(str("DeepEx: training '", m.model, "'", m.source.empty() ? "" : str(" from ", m.source), " on ", m.target, ", ",
-           cfg.world, cfg.world == 1 ? " rank" : " ranks", " (", blas_threads, " BLAS thread",
-           blas_threads == 1 ? "" : "s", cfg.world == 1 ? ")" : " each)"));
+           cfg.world, cfg.world == 1 ? " rank" : " ranks", threads));
 }
 
 void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s) {
