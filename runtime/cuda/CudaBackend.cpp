@@ -79,8 +79,10 @@ public:
     buffers_ = f32(buffers);
     new_buffers_ = f32(new_buffers);
     state_ = f32(state);
-    accum_grads_ = f32(accum_grads);
-    accum_buffers_ = f32(accum_buffers);
+    // Zero-byte slices still have an address: without --accumulate the sums
+    // are null, so that accumulate() refuses instead of writing over the next slice.
+    accum_grads_ = accumulating ? f32(accum_grads) : nullptr;
+    accum_buffers_ = accumulating ? f32(accum_buffers) : nullptr;
     outputs_ = f32(outputs);
     state_floats_ = int64_t(a.state.size());
     output_floats_ = max_batch_ ? int64_t(a.outputs.size()) / max_batch_ : 0;
@@ -135,7 +137,7 @@ public:
   }
 
   void accumulate(Arenas &, bool first, float weight) override {
-    DXRT_CHECK(accum_grads_ || np_ == 0, "--accumulate: the device arena has no room for the sums",
+    DXRT_CHECK(accum_grads_ && accum_buffers_, "--accumulate: the device arena has no room for the sums",
                "a runtime bug: the backend was made for --accumulate 1");
     // sums = 0 + weight * g, then sums += weight * g: the host's order.
     if (first) {

@@ -2,6 +2,7 @@
 # Run HERE (the build machine) before a GPU session. Fills build/gpu/, the one
 # folder to carry to the GPU machine (the device tool moves at most 64 MiB):
 #   dxrt_cuda_tests.xz            the GPU unit tests (stripped, xz)
+#   dxrt_cuda_backend_tests.xz    the device backend on a hand-written model
 #   mlp_gpu.xz, cnn_gpu.xz        examples/fashion-mnist/{mlp,cnn}.dx compiled
 #                                 with dxc --target=cuda --gpu-arch=sm_90
 #   ref_{mlp,cnn}_cpu.jsonl       the CPU twins' metrics logs of the 50-step
@@ -11,15 +12,18 @@
 #   update_bandwidth.xz           the generated Adam update against a device
 #                                 copy (bandwidth/update_bandwidth.cpp)
 #   lib/                          MPI's shared libraries, which the model
-#                                 executables link (the GPU machine has no MPI)
+#                                 executables and dxrt_cuda_backend_tests link
+#                                 (the GPU machine has no MPI)
 # cuBLAS, cuDNN and NCCL are far too large to carry: run.sh finds them there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-flock /tmp/dx-build.lock ninja -C build -j2 dxrt_cuda_tests dxc
+flock /tmp/dx-build.lock ninja -C build -j2 dxrt_cuda_tests dxrt_cuda_backend_tests dxc
 out=build/gpu
 rm -rf "$out" && mkdir -p "$out/lib"
-strip -o "$out/dxrt_cuda_tests" build/runtime/cuda/dxrt_cuda_tests
-xz -T1 -6 -f "$out/dxrt_cuda_tests"
+for t in dxrt_cuda_tests dxrt_cuda_backend_tests; do
+  strip -o "$out/$t" "build/runtime/cuda/$t"
+  xz -T1 -6 -f "$out/$t"
+done
 
 flags="--synthetic --synthetic-samples 64 --batch 64 --epochs 50 --seed 1"
 echo "$flags" >"$out/trajectory_flags"
@@ -37,7 +41,7 @@ for m in mlp cnn; do
 done
 # The bandwidth benchmark: wide-adam.dx's object and a main of our own, with
 # the runtime's link lines (--as-needed: it uses neither MPI nor oneDNN).
-build/compiler/dxc compile test/gpu/bandwidth/wide-adam.dx --target=cuda --gpu-arch=sm_90 --emit=obj -o "$tmp/wide.o"
+build/compiler/dxc compile test/gpu/Inputs/wide-adam.dx --target=cuda --gpu-arch=sm_90 --emit=obj -o "$tmp/wide.o"
 # shellcheck disable=SC2046
 c++ -std=c++20 -O2 -Wall -Wextra -I runtime -I runtime/include -I . -isystem /usr/local/cuda/include \
   test/gpu/bandwidth/update_bandwidth.cpp "$tmp/wide.o" -Wl,--as-needed \

@@ -10,7 +10,9 @@
 #   1. nvidia-smi
 #   2. dxrt_cuda_tests: every device kernel against libdxrt's CPU kernel, the
 #      device arena and batch stager, the mgpu* shim on hand-written PTX, NCCL
-#      with one rank
+#      with one rank; dxrt_cuda_backend_tests: the device backend
+#      (CudaBackend.cpp) on a hand-written device model against the host
+#      backend's semantics
 #   3. CPU vs GPU loss trajectories of the Fashion-MNIST MLP and CNN over 50
 #      steps (--target=cuda executables against CPU logs made by pack.sh),
 #      1e-3 relative
@@ -64,35 +66,42 @@ done
 export LD_LIBRARY_PATH="$(IFS=:; echo "${libdirs[*]-}")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
-echo "== 2. dxrt_cuda_tests"
-bin=
-if [ -f build/gpu/dxrt_cuda_tests.xz ]; then
-  xz -dc build/gpu/dxrt_cuda_tests.xz >/tmp/dxrt_cuda_tests && chmod +x /tmp/dxrt_cuda_tests && bin=/tmp/dxrt_cuda_tests
-elif [ -x build/runtime/cuda/dxrt_cuda_tests ]; then
-  bin=build/runtime/cuda/dxrt_cuda_tests
-fi
-if [ -z "$bin" ]; then
-  echo "FAIL: no test binary: run test/gpu/pack.sh on the build machine and carry build/gpu"
-  fail=1
-else
-  ldd "$bin" | tee "$OUT/ldd.txt"
-  if grep -q "not found" "$OUT/ldd.txt"; then
-    echo "FAIL: the test binary is missing libraries (above)"
-    fail=1
-  else
-    # One process per suite: a kernel failure aborts its process (as it
-    # would a training run), and must not hide the other suites' results.
-    suites=$("$bin" --gtest_list_tests | grep -v '^ ' | grep -v '^Running' | sed 's/\.$//')
-    : >"$OUT/dxrt_cuda_tests.log"
-    for s in $suites; do
-      timeout 300 "$bin" --gtest_filter="$s.*" --gtest_output="xml:$OUT/${s//\//_}.xml" 2>&1 | tee -a "$OUT/dxrt_cuda_tests.log"
-      rc=${PIPESTATUS[0]}
-      echo "suite $s: exit $rc" | tee -a "$OUT/dxrt_cuda_tests.log"
-      [ "$rc" = 0 ] || fail=1
-    done
-    grep "^suite " "$OUT/dxrt_cuda_tests.log"
+echo "== 2. dxrt_cuda_tests, dxrt_cuda_backend_tests"
+# MPI's shared libraries travel in build/gpu/lib: dxrt_cuda_backend_tests and
+# the model executables link libmpi (MPI itself only starts under a launcher,
+# so a plain run needs just the files).
+[ -d build/gpu/lib ] && export LD_LIBRARY_PATH="$PWD/build/gpu/lib:$LD_LIBRARY_PATH"
+gtest_suites() { # NAME: build/gpu/NAME.xz (or the build tree's NAME), each suite in its own process
+  local name=$1 bin= s rc
+  if [ -f "build/gpu/$name.xz" ]; then
+    xz -dc "build/gpu/$name.xz" >"/tmp/$name" && chmod +x "/tmp/$name" && bin=/tmp/$name
+  elif [ -x "build/runtime/cuda/$name" ]; then
+    bin=build/runtime/cuda/$name
   fi
-fi
+  if [ -z "$bin" ]; then
+    echo "FAIL: no $name: run test/gpu/pack.sh on the build machine and carry build/gpu"
+    fail=1
+    return
+  fi
+  ldd "$bin" | tee "$OUT/ldd_$name.txt"
+  if grep -q "not found" "$OUT/ldd_$name.txt"; then
+    echo "FAIL: $name is missing libraries (above)"
+    fail=1
+    return
+  fi
+  # One process per suite: a kernel failure aborts its process (as it
+  # would a training run), and must not hide the other suites' results.
+  : >"$OUT/$name.log"
+  for s in $("$bin" --gtest_list_tests | grep -v '^ ' | grep -v '^Running' | sed 's/\.$//'); do
+    timeout 300 "$bin" --gtest_filter="$s.*" --gtest_output="xml:$OUT/${s//\//_}.xml" 2>&1 | tee -a "$OUT/$name.log"
+    rc=${PIPESTATUS[0]}
+    echo "suite $s: exit $rc" | tee -a "$OUT/$name.log"
+    [ "$rc" = 0 ] || fail=1
+  done
+  grep "^suite " "$OUT/$name.log"
+}
+gtest_suites dxrt_cuda_tests
+gtest_suites dxrt_cuda_backend_tests
 
 # ---- 3 and 4: model executables compiled with dxc --target=cuda, packed by
 # test/gpu/pack.sh into build/gpu/ (xz), with the CPU twins' reference logs
@@ -102,9 +111,6 @@ unpack() { # build/gpu/NAME.xz -> /tmp/dx-gpu-bin/NAME; prints the path
   [ -f "build/gpu/$1.xz" ] || return 1
   xz -dc "build/gpu/$1.xz" >"/tmp/dx-gpu-bin/$1" && chmod +x "/tmp/dx-gpu-bin/$1" && echo "/tmp/dx-gpu-bin/$1"
 }
-# MPI's shared libraries travel in build/gpu/lib (the executables link libmpi;
-# MPI itself only starts under a launcher, so a plain run needs just the files).
-[ -d build/gpu/lib ] && export LD_LIBRARY_PATH="$PWD/build/gpu/lib:$LD_LIBRARY_PATH"
 
 echo "== 3. CPU vs GPU loss trajectories, 50 steps"
 # 50 epochs of one step each (--synthetic-samples = --batch): every epoch's
@@ -171,7 +177,7 @@ done
 cat "$OUT/throughput.md"
 
 echo "== 5. a generated fused elementwise kernel against the copy bandwidth"
-# The Adam update dxc generates for bandwidth/wide-adam.dx (67 M parameters,
+# The Adam update dxc generates for Inputs/wide-adam.dx (67 M parameters,
 # one kernel, 28 bytes per parameter) against cudaMemcpy of the same bytes,
 # best of 20 each (target: ratio >= 0.70). Reports; fails only if it cannot run.
 if bw=$(unpack update_bandwidth); then
