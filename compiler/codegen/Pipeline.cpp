@@ -151,9 +151,8 @@ static const char *kBufferize =
 // gpu.launch, constants and index arithmetic sunk into the launch bodies
 // (otherwise outlining passes every constant as a kernel argument and the
 // kernels divide by runtime values), outlining (one gpu.module per kernel),
-// and all kernels merged
-// into one gpu.module, @dx_kernels (one ptxas run per architecture, one
-// module load at run time). No canonicalize between
+// and all kernels merged into one gpu.module, @dx_kernels (one ptxas run per
+// architecture, one module load at run time). No canonicalize between
 // dx-prepare-gpu and the mapping: it would fold the one-thread loops back
 // onto the host.
 static const char *kGpuKernels =
@@ -270,9 +269,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);
   std::string split = opts.splitReductions >= 0 ? splitReductions(opts) : std::string();
-  if (mlir::failed(runPasses(module, split + "one-shot-bufferize{bufferize-function-boundaries=1 "
-                                     "function-boundary-type-conversion=identity-layout-map}, canonicalize, cse, " +
-                                         std::string(kToLLVM))))
+  if (mlir::failed(runPasses(module, split + kBufferize + ", " + kToLLVM)))
     return mlir::failure();
 
   return emitHostCode(module, opts, llvmIR);

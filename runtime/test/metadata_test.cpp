@@ -2,6 +2,7 @@
 #include "common/Check.h"
 #include "model/Arenas.h"
 #include "model/Metadata.h"
+#include "train/Checkpoint.h"
 
 #include <gtest/gtest.h>
 #include <cmath>
@@ -73,6 +74,17 @@ TEST(Metadata, ErrorsNameTheField) {
   expect_error(replace(kMeta, "\"model\": \"mlp\",", ""), "'model' is missing");
   expect_error(replace(kMeta, "\"batch_per_rank\": 8", "\"batch_per_rank\": \"8\""), "'train.batch_per_rank' should be an integer");
   expect_error(replace(kMeta, "\"kind\": \"multistep\"", "\"kind\": \"saw\""), "unknown learning-rate schedule 'saw'");
+}
+
+// A checkpoint belongs to a model, whichever target it was compiled for
+// (same arenas): trained on a GPU, resumed or exported on the CPU.
+TEST(Metadata, CheckpointIdentityIgnoresTheTarget) {
+  const std::string cpu = R"({"model":"m","target":"cpu","train":{"target":{"metric":"accuracy"}},"param_floats":3})";
+  std::string cuda = cpu, other = cpu;
+  cuda.replace(cuda.find("\"cpu\""), 5, "\"cuda\"");
+  other.replace(other.find("3}"), 1, "4");
+  EXPECT_EQ(dxrt::metadata_hash(cpu), dxrt::metadata_hash(cuda));
+  EXPECT_NE(dxrt::metadata_hash(cpu), dxrt::metadata_hash(other));
 }
 
 TEST(Init, UniformFanInZerosOnesDeterministic) {

@@ -21,8 +21,14 @@ using Json = nlohmann::json;
 static constexpr char kMagic[8] = {'D', 'X', 'C', 'K', 'P', 'T', '0', '1'};
 
 uint64_t metadata_hash(const std::string &json) {
+  // The compiled target does not change the arenas' layout: a model's
+  // checkpoints resume on either (trained on a GPU, continued or exported
+  // on the CPU). The CPU's text is hashed, so CPU hashes stay what they were.
+  static const std::string kCuda = "\"target\":\"cuda\"", kCpu = "\"target\":\"cpu\"";
+  std::string text = json;
+  if (size_t at = text.find(kCuda); at != std::string::npos) text.replace(at, kCuda.size(), kCpu);
   uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : json) h = (h ^ c) * 1099511628211ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;
 }
 

@@ -51,7 +51,8 @@ private:
   uint64_t meta_hash_;
 };
 
-// FNV-1a 64 of the metadata text: a checkpoint's model identity.
+// FNV-1a 64 of the metadata text: a checkpoint's model identity. The same
+// for the model compiled with --target=cpu and --target=cuda.
 uint64_t metadata_hash(const std::string &json);
 
 } // namespace dxrt
