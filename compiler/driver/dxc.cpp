@@ -155,6 +155,21 @@ int runSplit(const Options &o) {
 
 } // namespace
 
+// --gpu-arch: sm_NN[,sm_NN...], NVVM's chip names. CLI11's check: "" when fine.
+static const char *kGpuArchHelp =
+    "with --target=cuda: the GPU architectures, comma-separated (default sm_90; e.g. sm_90,sm_80)";
+static std::string checkGpuArchList(const std::string &v) {
+  size_t start = 0;
+  while (true) {
+    size_t comma = v.find(',', start);
+    std::string a = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    bool ok = a.size() > 3 && a.compare(0, 3, "sm_") == 0 && a.find_first_not_of("0123456789", 3) == std::string::npos;
+    if (!ok) return "'" + a + "' is not a GPU architecture such as sm_90";
+    if (comma == std::string::npos) return "";
+    start = comma + 1;
+  }
+}
+
 int main(int argc, char **argv) {
   CLI::App app{"dxc: the DeepEx compiler. Checks .dx files, compiles them to native training executables, and reports on training runs."};
   app.set_version_flag("--version", std::string("dxc (DeepEx) ") + DX_VERSION);
@@ -186,21 +201,7 @@ int main(int argc, char **argv) {
   // Hidden, for tests: dx-split-reductions for the CPU too (it always runs for
   // CUDA); =N splits reductions of at least N elements per output.
   compile->add_flag("--split-reductions{0}", o.splitReductions, "")->group("");
-  compile->add_option("--gpu-arch", o.gpuArch,
-                      "with --target=cuda: the GPU architectures, comma-separated (default sm_90; e.g. sm_90,sm_80)")
-      ->check([](const std::string &v) -> std::string {
-        // sm_NN[,sm_NN...]: NVVM's chip names.
-        size_t start = 0;
-        while (true) {
-          size_t comma = v.find(',', start);
-          std::string a = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-          bool ok = a.size() > 3 && a.compare(0, 3, "sm_") == 0 &&
-                    a.find_first_not_of("0123456789", 3) == std::string::npos;
-          if (!ok) return "'" + a + "' is not a GPU architecture such as sm_90";
-          if (comma == std::string::npos) return "";
-          start = comma + 1;
-        }
-      });
+  compile->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
 
   dx::report::ReportOptions ro;
   CLI::App *report = app.add_subcommand(
@@ -234,6 +235,9 @@ int main(int argc, char **argv) {
   study->add_option("--mpirun", so.mpirun, "the mpirun to use (default: mpirun on PATH)")->type_name("PATH");
   study->add_flag("--verbose", so.verbose, "show the runs' output instead of writing it to DIR/runs/*.out");
   study->add_option("--cpu", o.cpu, "the CPU to generate code for (default x86-64-v3)");
+  // A GPU study: every rank uses the GPU of its local rank (NCCL all-reduce).
+  study->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  study->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
   study->add_option("--stdlib-dir", o.stdlibDir, "where 'use std.NAME' finds NAME.dx");
   study->add_option("--color", o.color, "colour diagnostics: auto | always | never")
       ->check(CLI::IsMember({"auto", "always", "never"}));
