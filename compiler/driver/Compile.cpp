@@ -162,6 +162,19 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
                     "for --target=cuda: use --emit=ptx|llvm|obj, or build DeepEx where the CUDA toolkit is\n";
     return 1;
   }
+  // LARS's update computes per-layer norms that the host uses to set each
+  // layer's rate; the GPU lowering cannot bring them back yet (dx-prepare-gpu
+  // would refuse it too, without a .dx place).
+  if (cuda && prog.train && prog.train->optimizer.kind == "lars") {
+    SourceRange at;
+    if (prog.module.main)
+      for (const auto &t : prog.module.main->trains)
+        if (const ast::Setting *s = t->find("optimizer")) at = s->range;
+    llvm::errs() << (at.file >= 0 ? sm.describe(at) : req.input) << ": error: the CUDA target does not support the "
+                 << "lars optimizer yet (its per-layer norms are used on the host); use sgd, adam, adamw or rmsprop, "
+                 << "or compile for the CPU\n";
+    return 1;
+  }
   mlir::DialectRegistry registry;
   registerCodegenDialects(registry);
   mlir::MLIRContext ctx(registry);

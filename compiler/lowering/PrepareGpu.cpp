@@ -7,9 +7,15 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cstdlib>
+#include <optional>
 
 namespace dx {
 namespace {
@@ -51,23 +57,58 @@ LogicalResult parallelFirst(RewriterBase &rw, linalg::LinalgOp op) {
   return success();
 }
 
-// True if every memory access in `loop` is to element [iv] of a memref and
-// nothing else has side effects: iterations are independent (the optimizer
-// update of dx_update: param[i] -= lr * grad[i]). The ABI's buffers
-// (parameters, gradients, optimizer state) are distinct allocations.
+// The constant c of an index `iv + c` (or `c + iv`, or `iv` itself: 0).
+std::optional<int64_t> offsetFromIv(Value index, Value iv) {
+  if (index == iv) return 0;
+  auto add = index.getDefiningOp<arith::AddIOp>();
+  if (!add) return std::nullopt;
+  Value other = add.getLhs() == iv ? add.getRhs() : add.getRhs() == iv ? add.getLhs() : Value();
+  if (!other) return std::nullopt;
+  if (auto c = other.getDefiningOp<arith::ConstantIndexOp>()) return c.value();
+  return std::nullopt;
+}
+
+// True if the iterations of `loop` are independent: every memory access is
+// to element [iv + c] of a memref, with a constant c, and nothing else has
+// side effects (the optimizer update of dx_update: param[i] -= lr * grad[i];
+// Adam's second moment is state[i + N], in the same buffer as the first,
+// state[i]). A memref accessed at several offsets needs them at least the
+// trip count apart, so that no two iterations touch the same element. The
+// ABI's buffers (parameters, gradients, optimizer state) are distinct
+// allocations.
 bool isElementwiseLoop(scf::ForOp loop) {
   if (loop.getNumResults() != 0) return false;
   Value iv = loop.getInductionVar();
-  auto onlyIv = [&](ValueRange indices) { return indices.size() == 1 && indices[0] == iv; };
+  llvm::DenseMap<Value, llvm::SmallVector<int64_t, 2>> offsets; // per memref, the distinct c
+  auto access = [&](Value memref, ValueRange indices) {
+    if (indices.size() != 1) return false;
+    std::optional<int64_t> c = offsetFromIv(indices[0], iv);
+    if (!c) return false;
+    auto &cs = offsets[memref];
+    if (!llvm::is_contained(cs, *c)) cs.push_back(*c);
+    return true;
+  };
   WalkResult r = loop.getBody()->walk([&](Operation *op) {
-    if (auto load = dyn_cast<memref::LoadOp>(op)) return onlyIv(load.getIndices()) ? WalkResult::advance() : WalkResult::interrupt();
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return access(load.getMemRef(), load.getIndices()) ? WalkResult::advance() : WalkResult::interrupt();
     if (auto store = dyn_cast<memref::StoreOp>(op))
-      return onlyIv(store.getIndices()) ? WalkResult::advance() : WalkResult::interrupt();
+      return access(store.getMemRef(), store.getIndices()) ? WalkResult::advance() : WalkResult::interrupt();
     // Ops with regions are judged by what they contain (visited separately).
     if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isMemoryEffectFree(op)) return WalkResult::advance();
     return WalkResult::interrupt();
   });
-  return !r.wasInterrupted();
+  if (r.wasInterrupted()) return false;
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()), ub = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
+  for (auto &[memref, cs] : offsets) {
+    if (cs.size() == 1) continue; // iteration i alone touches [i + c]
+    if (!lb || !ub || !step || *step != 1) return false;
+    const int64_t trips = *ub - *lb;
+    for (size_t a = 0; a < cs.size(); ++a)
+      for (size_t b = a + 1; b < cs.size(); ++b)
+        if (std::abs(cs[a] - cs[b]) < trips) return false;
+  }
+  return true;
 }
 
 scf::ParallelOp forToParallel(RewriterBase &rw, scf::ForOp loop) {
@@ -127,9 +168,15 @@ LogicalResult prepareFunction(func::FuncOp fn, ModuleOp module) {
   }
 
   // 3. Host loops (BuildABI's optimizer update): parallel when elementwise,
-  //    else one thread.
+  //    else one thread. A loop whose results the host goes on with (LARS's
+  //    per-layer norms, which set each layer's rate) would need them copied
+  //    back: not supported yet.
   for (Operation *op : topLevel())
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (loop.getNumResults() != 0)
+        return loop.emitError("the CUDA target cannot run this optimizer update on the GPU yet: it computes values "
+                              "on the device that the host then uses (LARS's per-layer norms); use sgd, adam, adamw "
+                              "or rmsprop, or --target=cpu");
       if (isElementwiseLoop(loop)) forToParallel(rw, loop);
       else wrapInOneThread(rw, op);
     }
