@@ -177,7 +177,7 @@ done
 cat "$OUT/throughput.md"
 
 echo "== 5. a generated fused elementwise kernel against the copy bandwidth"
-# The Adam update dxc generates for Inputs/wide-adam.dx (67 M parameters,
+# The Adam update dxc generates for Inputs/wide-adam.dx (74 M parameters,
 # one kernel, 28 bytes per parameter) against cudaMemcpy of the same bytes,
 # best of 20 each (target: ratio >= 0.70). Reports; fails only if it cannot run.
 if bw=$(unpack update_bandwidth); then

@@ -2,7 +2,7 @@
 // bandwidth of the same GPU, side by side in one process (test/gpu/run.sh).
 //
 // The kernel is the optimizer update dxc generates for ../Inputs/wide-adam.dx
-// (_mlir_ciface_dx_update: Adam over 67 M parameters in one kernel; per
+// (_mlir_ciface_dx_update: Adam over 74 M parameters in one kernel; per
 // parameter it reads the parameter, its gradient and two moments and writes
 // the parameter and both moments: 28 bytes). The peer is cudaMemcpyAsync
 // device-to-device of a buffer of the same total traffic (a copy of B bytes
