@@ -36,6 +36,7 @@
 #include "cuda/Staging.h"
 #include "dxrt/abi.h"
 #include "model/Backend.h"
+#include "model/Model.h"
 #include "train/ModelSync.h"
 
 #include <cublas_v2.h>
@@ -47,9 +48,6 @@
 
 namespace dxrt::cuda {
 namespace {
-
-dx_memref_f32 memref(float *p, int64_t n) { return {p, p, 0, n, 1}; }
-dx_memref_i64 memref(int64_t *p, int64_t n) { return {p, p, 0, n, 1}; }
 
 size_t aligned(size_t bytes) { return (bytes + DeviceArena::kAlign - 1) / DeviceArena::kAlign * DeviceArena::kAlign; }
 

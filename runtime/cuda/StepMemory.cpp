@@ -12,6 +12,7 @@
 #include "cuda/Context.h"
 #include "cuda/Kernel.h"
 #include "dxrt/cuda_kernels.h"
+#include "kernels/Descriptor.h"
 
 #include <cuda_runtime_api.h>
 
@@ -43,11 +44,7 @@ extern "C" void _mlir_ciface_dxrt_cuda_workspace(dxrt_memref_i8 *result, int64_t
       g_capacity = size;
       ++g_grows;
     }
-    result->allocated = static_cast<int8_t *>(g_base);
-    result->aligned = static_cast<int8_t *>(g_base);
-    result->offset = 0;
-    result->sizes[0] = g_capacity;
-    result->strides[0] = 1;
+    describe_bytes(result, g_base, g_capacity);
   });
 }
 

@@ -36,4 +36,14 @@ Vec view(const dxrt_memref1 *m, const char *kernel, const char *arg);
 Mat view(const dxrt_memref2 *m, const char *kernel, const char *arg);
 Tensor4 view(const dxrt_memref4 *m, const char *kernel, const char *arg);
 
+// The descriptor the workspace functions return (dxrt_workspace and its
+// device twin dxrt_cuda_workspace): `bytes` bytes at `base`, contiguous.
+inline void describe_bytes(dxrt_memref_i8 *result, void *base, int64_t bytes) {
+  result->allocated = static_cast<int8_t *>(base);
+  result->aligned = static_cast<int8_t *>(base);
+  result->offset = 0;
+  result->sizes[0] = bytes;
+  result->strides[0] = 1;
+}
+
 } // namespace dxrt

@@ -4,6 +4,7 @@
 // when a step needs more than any step before (the first step, or a larger
 // batch), and is never returned to the system while the program runs.
 #include "dxrt/kernels.h"
+#include "kernels/Descriptor.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -29,11 +30,7 @@ extern "C" void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t byte
     g_capacity = size;
     ++g_grows;
   }
-  result->allocated = static_cast<int8_t *>(g_base);
-  result->aligned = static_cast<int8_t *>(g_base);
-  result->offset = 0;
-  result->sizes[0] = g_capacity;
-  result->strides[0] = 1;
+  dxrt::describe_bytes(result, g_base, g_capacity);
 }
 
 extern "C" int64_t dxrt_workspace_grows(void) { return g_grows; }

@@ -1,11 +1,6 @@
 #include "model/Model.h"
 
-#include "dxrt/abi.h"
-
 namespace dxrt {
-
-static dx_memref_f32 memref(float *p, int64_t n) { return {p, p, 0, n, 1}; }
-static dx_memref_i64 memref(int64_t *p, int64_t n) { return {p, p, 0, n, 1}; }
 
 const char *model_metadata() { return dx_model_metadata; }
 

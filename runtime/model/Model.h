@@ -2,11 +2,17 @@
 // wrapped in the 1-D memref descriptors MLIR's C interface expects.
 #pragma once
 
+#include "dxrt/abi.h"
 #include "model/Arenas.h"
 
 #include <cstdint>
 
 namespace dxrt {
+
+// A 1-D descriptor of n contiguous elements at p, as the generated functions
+// take them (host memory for the CPU target, device memory for CUDA).
+inline dx_memref_f32 memref(float *p, int64_t n) { return {p, p, 0, n, 1}; }
+inline dx_memref_i64 memref(int64_t *p, int64_t n) { return {p, p, 0, n, 1}; }
 
 // The model object's metadata string.
 const char *model_metadata();
