@@ -4,11 +4,13 @@
 #include "dialect/DxDialect.h"
 #include "lowering/BuildABI.h"
 #include "lowering/CudaKernelNames.h"
+#include "lowering/EmulateGpuOrder.h"
 #include "lowering/LowerDx.h"
 #include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
 #include "lowering/PrepareGpu.h"
 #include "lowering/SplitReductions.h"
+#include "lowering/StripFastMath.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -46,7 +48,9 @@ void registerCodegenDialects(mlir::DialectRegistry &registry) {
   mlir::registerAllToLLVMIRTranslations(registry);
 }
 
-static void registerPassesOnce() {
+static void registerCudaPipelines();
+
+void registerPipelinePasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     mlir::registerAllPasses();
@@ -58,6 +62,9 @@ static void registerPassesOnce() {
     registerPrepareGpuPass();
     registerMergeGpuModulesPass();
     registerSplitReductionsPass();
+    registerEmulateGpuOrderPass();
+    registerStripFastMathPass();
+    registerCudaPipelines();
   });
 }
 
@@ -67,15 +74,20 @@ static mlir::LogicalResult runPasses(mlir::ModuleOp module, const std::string &p
   return pm.run(module);
 }
 
-// After bufferization: everything to the LLVM dialect. expand-strided-metadata
+// After bufferization, for both targets: deallocations, then the static
+// memory plan (the step's buffers in one workspace).
+#define DX_PLAN_MEMORY "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory"
+
+// From planned memrefs to the LLVM dialect on the CPU. expand-strided-metadata
 // makes affine.apply ops (the sizes of reshaped dynamic memrefs, e.g. a dense
 // layer over [B, T, K]), so lower-affine runs again after it.
-static const char *kToLLVM =
-    "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory, "
-    "convert-linalg-to-loops, lower-affine, "
-    "convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-math-to-libm, convert-math-to-llvm, "
-    "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "
-    "convert-cf-to-llvm, reconcile-unrealized-casts";
+#define DX_LOOPS_TO_LLVM                                                                                               \
+  "convert-linalg-to-loops, lower-affine, "                                                                            \
+  "convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-math-to-libm, convert-math-to-llvm, "             \
+  "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "                      \
+  "convert-cf-to-llvm, reconcile-unrealized-casts"
+
+static const char *kToLLVM = DX_PLAN_MEMORY ", " DX_LOOPS_TO_LLVM;
 
 // LLVM: translate, optimise at O3 for the chosen CPU, emit. For CUDA the
 // module is the host code with the kernels embedded as gpu.binary.
@@ -155,12 +167,20 @@ static const char *kBufferize =
 // architecture, one module load at run time). No canonicalize between
 // dx-prepare-gpu and the mapping: it would fold the one-thread loops back
 // onto the host.
+#define DX_GPU_TILING "scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=1}"
 static const char *kGpuKernels =
-    "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory, "
-    "dx-cuda-kernel-names, dx-prepare-gpu, "
-    "func.func(scf-parallel-loop-tiling{parallel-loop-tile-sizes=256 no-min-max-bounds=1}, gpu-map-parallel-loops, "
+    DX_PLAN_MEMORY ", dx-cuda-kernel-names, dx-prepare-gpu, "
+    "func.func(" DX_GPU_TILING ", gpu-map-parallel-loops, "
     "convert-parallel-loops-to-gpu), lower-affine, canonicalize, cse, gpu-launch-sink-index-computations, "
     "gpu-kernel-outlining, dx-merge-gpu-modules";
+
+// dxc --emulate-gpu=ORDER (a test, EmulateGpuOrder.h): the CUDA pipeline's
+// parallel loops, as tiled for the GPU, run on the CPU in ORDER; library
+// calls and the workspace stay the CPU's.
+static std::string emulateGpuPipeline(const std::string &order) {
+  return DX_PLAN_MEMORY ", dx-prepare-gpu, func.func(" DX_GPU_TILING "), dx-emulate-gpu-order{order=" + order +
+         "}, " DX_LOOPS_TO_LLVM;
+}
 
 std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs) {
   std::string p = std::string(kGpuKernels) + ", ";
@@ -180,7 +200,7 @@ static const char *kCudaHostToLLVM =
     "convert-math-to-libm, convert-math-to-llvm, finalize-memref-to-llvm, convert-arith-to-llvm, "
     "convert-index-to-llvm, convert-func-to-llvm, convert-cf-to-llvm, gpu-to-llvm, reconcile-unrealized-casts";
 
-void registerCudaPipelines() {
+static void registerCudaPipelines() {
   mlir::PassPipelineRegistration<>(
       "dx-gpu-kernels", "DeepEx CUDA: linalg on tensors to gpu.launch_func and outlined gpu.func kernels",
       [](mlir::OpPassManager &pm) {
@@ -255,7 +275,7 @@ static mlir::LogicalResult runCudaPipeline(mlir::ModuleOp module, const CodegenO
 }
 
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR) {
-  registerPassesOnce();
+  registerPipelinePasses();
   // dx -> dx with gradients -> exported ABI.
   if (opts.stopAfter == Stage::Dx) return mlir::success();
   if (mlir::failed(runPasses(module, "dx-autodiff, canonicalize, cse"))) return mlir::failure();
@@ -268,8 +288,12 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);
-  std::string split = opts.splitReductions >= 0 ? splitReductions(opts) : std::string();
-  if (mlir::failed(runPasses(module, split + kBufferize + ", " + kToLLVM)))
+  // The GPU emulation splits reductions as the CUDA target does.
+  const bool split = opts.splitReductions >= 0 || !opts.emulateGpu.empty();
+  std::string toLLVM = opts.emulateGpu.empty() ? std::string(kToLLVM) : emulateGpuPipeline(opts.emulateGpu);
+  const bool strict = opts.strictFp || !opts.emulateGpu.empty();
+  if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
+                                         kBufferize + ", " + toLLVM)))
     return mlir::failure();
 
   return emitHostCode(module, opts, llvmIR);

@@ -25,6 +25,13 @@ struct CodegenOptions {
   // dx-split-reductions runs for Target::Cuda; N >= 0 also runs it for the
   // CPU (tests) and, N > 0, splits reductions of at least N elements per output.
   int64_t splitReductions = -1;
+  // Target::Cpu, a test: "reverse" or "odd-even" lowers through the CUDA
+  // pipeline's parallel loops and runs their iterations in that order
+  // (dx-emulate-gpu-order); "" is the plain CPU lowering.
+  std::string emulateGpu;
+  // Target::Cpu, a test: no fast-math flags (dx-strip-fast-math), so that
+  // every sum runs in program order; always so with emulateGpu.
+  bool strictFp = false;
 };
 
 // The CUDA lowering after bufferization, up to gpu-module-to-binary{format=isa}
@@ -33,10 +40,12 @@ struct CodegenOptions {
 // first part ("dx-gpu-kernels").
 std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs);
 
-// Registers the pass pipeline dx-gpu-kernels (linalg on tensors to outlined
-// gpu.func kernels, all in one gpu.module @dx_kernels, and gpu.launch_func:
-// the CUDA path's first half) for dx-opt.
-void registerCudaPipelines();
+// Registers every pass and pipeline runPipeline uses: upstream MLIR's, dx's
+// and the pipeline dx-gpu-kernels (linalg on tensors to outlined gpu.func
+// kernels, all in one gpu.module @dx_kernels, and gpu.launch_func: the CUDA
+// path's first half, for dx-opt tests). Once; dx-opt calls it too.
+void registerPipelinePasses();
+
 
 // Every dialect and interface the pipeline uses (one heavy TU registers them).
 void registerCodegenDialects(mlir::DialectRegistry &registry);

@@ -213,6 +213,8 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   CodegenOptions opts;
   opts.cpu = req.cpu;
   opts.splitReductions = req.splitReductions;
+  opts.emulateGpu = req.emulateGpu;
+  opts.strictFp = req.strictFp;
   if (cuda) {
     opts.target = Target::Cuda;
     if (!req.gpuArch.empty()) {

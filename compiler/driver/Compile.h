@@ -16,6 +16,8 @@ struct CompileRequest {
   bool printLocations = false;
   bool remarks = false;        // show the optimizer's remarks
   long long splitReductions = -1; // hidden --split-reductions[=N]: CodegenOptions::splitReductions
+  std::string emulateGpu;          // hidden --emulate-gpu=ORDER: CodegenOptions::emulateGpu
+  bool strictFp = false;           // hidden --strict-fp: CodegenOptions::strictFp
 };
 
 // Everything after sema: MLIRGen, passes, object, link. Prints the requested

@@ -52,7 +52,9 @@ struct Options {
   bool printModel = false;
   bool printLocations = false;
   bool remarks = false;
-  long long splitReductions = -1; // hidden --split-reductions[=N]
+  std::string splitReductions;    // hidden --split-reductions[=N]; empty: not given
+  std::string emulateGpu;         // hidden --emulate-gpu=ORDER
+  bool strictFp = false;          // hidden --strict-fp
   bool verify = false;
   bool split = false;
 };
@@ -114,7 +116,9 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.gpuArch = o.gpuArch;
     req.printLocations = o.printLocations;
     req.remarks = o.remarks;
-    req.splitReductions = o.splitReductions;
+    req.splitReductions = o.splitReductions.empty() ? -1 : std::stoll(o.splitReductions);
+    req.emulateGpu = o.emulateGpu;
+    req.strictFp = o.strictFp;
     return dx::compileProgram(*prog, sm, req);
   }
   return 0;
@@ -200,7 +204,20 @@ int main(int argc, char **argv) {
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
   // Hidden, for tests: dx-split-reductions for the CPU too (it always runs for
   // CUDA); =N splits reductions of at least N elements per output.
-  compile->add_flag("--split-reductions{0}", o.splitReductions, "")->group("");
+  // (A string: CLI11 sums an integer flag's occurrences, and counts "0" as -1.)
+  compile->add_flag("--split-reductions{0}", o.splitReductions, "")
+      ->check(CLI::Validator(
+          [](std::string &v) {
+            bool digits = !v.empty() && v.size() < 18 && v.find_first_not_of("0123456789") == std::string::npos;
+            return digits ? std::string() : "--split-reductions=N: N is a number of elements per output, not '" + v + "'";
+          },
+          "N"))
+      ->group("");
+  // Hidden, for tests (lowering/EmulateGpuOrder.h): a CPU executable whose
+  // loops are the CUDA target's kernels, their threads run in ORDER.
+  compile->add_option("--emulate-gpu", o.emulateGpu, "")->check(CLI::IsMember({"forward", "reverse", "odd-even"}))->group("");
+  // Hidden, for tests: sums in program order (no fast-math flags), as --emulate-gpu's.
+  compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   compile->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
 
   dx::report::ReportOptions ro;
@@ -278,6 +295,11 @@ int main(int argc, char **argv) {
     }
   }
   o.command = check->parsed() ? "check" : "compile";
+  if ((!o.emulateGpu.empty() || o.strictFp) && o.target != "cpu") {
+    std::cerr << "dxc: error: " << (o.strictFp ? "--strict-fp" : "--emulate-gpu")
+              << " is a test of CPU builds: it needs --target=cpu\n";
+    return 2;
+  }
   if (study->parsed()) {
     so.input = o.input;
     return dx::runWithLargeStack([&]() {

@@ -1,5 +1,6 @@
 #include "lowering/PlanMemory.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -25,7 +26,9 @@ struct Buffer {
 };
 
 // If `v` is k * base for a constant k, where base is not itself a product
-// with a constant (the batch), returns k and sets base.
+// with a constant (the batch), returns k and sets base. The product is an
+// arith.muli, or an affine.apply of one operand times a constant (what
+// reshapes of a dynamic memref make: [B, 3, 4] collapsed to [B * 3, 4]).
 std::optional<int64_t> batchMultiple(mlir::Value v, mlir::Value &base) {
   if (auto mul = v.getDefiningOp<mlir::arith::MulIOp>()) {
     for (int side = 0; side < 2; ++side) {
@@ -33,6 +36,21 @@ std::optional<int64_t> batchMultiple(mlir::Value v, mlir::Value &base) {
       if (mlir::matchPattern(mul->getOperand(side), mlir::m_Constant(&c)))
         if (auto k = batchMultiple(mul->getOperand(1 - side), base)) return *k * c.getInt();
     }
+    return std::nullopt;
+  }
+  if (auto apply = v.getDefiningOp<mlir::affine::AffineApplyOp>()) {
+    mlir::AffineMap map = apply.getAffineMap();
+    if (map.getNumResults() != 1 || apply.getMapOperands().size() != 1) return std::nullopt;
+    mlir::AffineExpr e = map.getResult(0);
+    int64_t k = 1;
+    if (auto bin = mlir::dyn_cast<mlir::AffineBinaryOpExpr>(e); bin && bin.getKind() == mlir::AffineExprKind::Mul) {
+      auto c = mlir::dyn_cast<mlir::AffineConstantExpr>(bin.getRHS());
+      if (!c) return std::nullopt;
+      k = c.getValue();
+      e = bin.getLHS();
+    }
+    if (!mlir::isa<mlir::AffineDimExpr, mlir::AffineSymbolExpr>(e)) return std::nullopt;
+    if (auto inner = batchMultiple(apply.getMapOperands()[0], base)) return *inner * k;
     return std::nullopt;
   }
   base = v;

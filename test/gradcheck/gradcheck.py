@@ -21,6 +21,7 @@ for determinism (same key, same result; another key, another result) and for
 the exact rule of their gradient (see check_dropout / check_randn_like).
 
   /usr/bin/python3 gradcheck.py --dxc build/compiler/dxc --build-dir build [-k NAME] [-j 2] [-v]
+      [--dxc-flag=FLAG ...]
 """
 import argparse
 import concurrent.futures
@@ -447,6 +448,7 @@ def save(path, a):
 class Tools:
     def __init__(self, args, work):
         self.dxc = args.dxc
+        self.dxc_flags = args.dxc_flag
         self.work = work
         build = args.build_dir
         self.libdxrt = os.path.join(build, "runtime", "libdxrt.a")
@@ -466,7 +468,7 @@ class Tools:
         d = os.path.join(self.work, name)
         os.makedirs(d, exist_ok=True)
         obj, exe = os.path.join(d, "model.o"), os.path.join(d, "runner")
-        run([self.dxc, "compile", os.path.join(HERE, "cases", name + ".dx"), "--emit=obj", "-o", obj])
+        run([self.dxc, "compile", os.path.join(HERE, "cases", name + ".dx"), "--emit=obj", "-o", obj] + self.dxc_flags)
         # The runner's main() first, so that libdxrt's driver/main.o is not pulled in.
         # libdxrt and what it needs (OpenBLAS, zlib, MPI, oneDNN), as dxc links it.
         run(["c++", "-o", exe, self.runner, obj] + self.link)
@@ -653,6 +655,8 @@ def main():
     ap.add_argument("-k", "--filter", action="append", default=[], help="run only cases containing this text")
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
+    ap.add_argument("--dxc-flag", action="append", default=[], metavar="FLAG",
+                    help="pass FLAG to every dxc compile (e.g. --dxc-flag=--emulate-gpu=reverse)")
     args = ap.parse_args()
 
     names = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".dx"))

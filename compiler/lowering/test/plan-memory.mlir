@@ -173,3 +173,34 @@ func.func @helper() {
 func.func @dx_eval_step(%batch: i64) -> i64 {
   return %batch : i64
 }
+
+// -----
+
+// Reshapes of batch-sized memrefs size their buffers with affine.apply
+// (a dense layer over [B, 3, 5] runs on [B * 3, 5]): B * 3 rows of 4 floats
+// and B rows of 3 floats, live at the same time, are both per-sample
+// buffers, 48 + 12 bytes per sample (each 64-aligned), not heap allocations (the batch is found through the
+// affine.apply; before, its result was taken for the batch and the buffer
+// sized by B itself was left on the heap).
+// CHECK-LABEL: func.func @dx_train_step(
+// CHECK-SAME: dx.workspace_bytes_per_sample = 128 : i64, dx.workspace_fixed_bytes = 0 : i64
+// CHECK: %[[N:.*]] = arith.index_cast
+// CHECK: %[[ROWS:.*]] = affine.apply #{{.*}}()[%[[N]]]
+// CHECK: memref.view %{{.*}}[%{{.*}}][%[[ROWS]]] : memref<?xi8> to memref<?x4xf32>
+// CHECK: memref.view %{{.*}}[%{{.*}}][%[[N]]] : memref<?xi8> to memref<?x3xf32>
+// CHECK-NOT: memref.alloc
+#rows = affine_map<()[s0] -> (s0 * 3)>
+func.func @dx_train_step(%batch: i64) {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.0 : f32
+  %n = arith.index_cast %batch : i64 to index
+  %rows = affine.apply #rows()[%n]
+  %a = memref.alloc(%rows) {alignment = 64 : i64} : memref<?x4xf32>
+  memref.store %cst, %a[%c0, %c0] : memref<?x4xf32>
+  %b = memref.alloc(%n) {alignment = 64 : i64} : memref<?x3xf32>
+  memref.store %cst, %b[%c0, %c0] : memref<?x3xf32>
+  memref.store %cst, %a[%c0, %c0] : memref<?x4xf32>
+  memref.dealloc %a : memref<?x4xf32>
+  memref.dealloc %b : memref<?x3xf32>
+  return
+}
