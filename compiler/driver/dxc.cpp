@@ -203,7 +203,8 @@ int main(int argc, char **argv) {
   compile->add_flag("--remarks", o.remarks, "show the code generator's remarks (e.g. buffers the memory plan left on the heap)");
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
   // Hidden, for tests: dx-split-reductions for the CPU too (it always runs for
-  // CUDA); =N splits reductions of at least N elements per output.
+  // CUDA); =N splits reductions of at least N elements per output (default
+  // 64; for CUDA too, e.g. to time another threshold on a GPU).
   // (A string: CLI11 sums an integer flag's occurrences, and counts "0" as -1.)
   compile->add_flag("--split-reductions{0}", o.splitReductions, "")
       ->check(CLI::Validator(

@@ -29,10 +29,19 @@ using namespace mlir;
 // combining ~R/K elements, at least kMinPerThread once R is large, and K
 // grows with R at least as sqrt(R), balancing the two stages' loops for
 // moderate R. Stage 2 (O outputs, R = K) is split again when it qualifies.
+//
+// min-extent is 64: a GPU thread's loop over a reduction is latency-bound
+// (each element is a global load feeding a dependent add: tens of
+// nanoseconds even when ptxas unrolls the loads), so 64 elements already
+// cost about what a kernel launch does, and a bias gradient or loss summed
+// over a batch of 512 in one thread per output costs tens of microseconds
+// (split with K = 8 at a train batch of 64: 64 + 8 long chains). Not yet
+// measured on a GPU: test/gpu/run.sh times the MLP with 64 and with 1024.
 constexpr int64_t kMinPerThread = 32;
+constexpr int64_t kDefaultMinExtent = 64;
 
 struct Heuristic {
-  int64_t minExtent = 1024;
+  int64_t minExtent = kDefaultMinExtent;
   int64_t dynamicExtent = 64;
   int64_t targetThreads = 65536;
 };
@@ -340,7 +349,7 @@ struct SplitReductionsPass : PassWrapper<SplitReductionsPass, OperationPass<Modu
 
   Option<int64_t> minExtent{*this, "min-extent",
                             llvm::cl::desc("split reductions of at least this many elements per output"),
-                            llvm::cl::init(1024)};
+                            llvm::cl::init(kDefaultMinExtent)};
   Option<int64_t> dynamicExtent{
       *this, "dynamic-extent",
       llvm::cl::desc("the extent assumed for a dynamic dimension (0: the train block's batch per rank, else 64)"),

@@ -21,7 +21,7 @@ namespace dx {
 //
 // Only ops whose every output is `out = combiner(out, f(inputs))` with a
 // combiner that has a neutral element (addf, maximumf, ...), whose parallel
-// extents are static, and whose reduced extent is large (>= min-extent,
+// extents are static, and whose reduced extent is large (>= min-extent, 64,
 // dynamic extents estimated as dynamic-extent, by default the train block's
 // batch per rank) are split; stage 2 is split again when it still qualifies.
 // The split depends on shapes only: results are reproducible; a floating-point

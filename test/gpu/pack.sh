@@ -39,6 +39,12 @@ for m in mlp cnn; do
   "$tmp/${m}_cpu" $flags --log "$out/ref_${m}_cpu.jsonl" >"$tmp/${m}_cpu.out"
   tail -n 1 "$tmp/${m}_cpu.out"
 done
+# The MLP with reductions split only from 1024 elements per output (the
+# default is 64, compiler/lowering/SplitReductions.cpp): run.sh times both.
+build/compiler/dxc compile examples/fashion-mnist/mlp.dx --target=cuda --gpu-arch=sm_90 --split-reductions=1024 \
+  -o "$tmp/mlp_split1024_gpu"
+strip -o "$out/mlp_split1024_gpu" "$tmp/mlp_split1024_gpu"
+xz -T1 -6 -f "$out/mlp_split1024_gpu"
 # The bandwidth benchmark: wide-adam.dx's object and a main of our own, with
 # the runtime's link lines (--as-needed: it uses neither MPI nor oneDNN).
 build/compiler/dxc compile test/gpu/Inputs/wide-adam.dx --target=cuda --gpu-arch=sm_90 --emit=obj -o "$tmp/wide.o"

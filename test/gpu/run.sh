@@ -17,7 +17,9 @@
 #      steps (--target=cuda executables against CPU logs made by pack.sh),
 #      1e-3 relative
 #   4. training throughput of the same two against PyTorch eager on this GPU
-#      (test/gpu/torch_throughput.py), batch 64 and 512: a table of ratios
+#      (test/gpu/torch_throughput.py), batch 64 and 512: a table of ratios;
+#      also the MLP built with reductions split only from 1024 elements per
+#      output (mlp_split1024; the default splits from 64)
 #   5. the bandwidth of a generated fused kernel (the Adam update) against a
 #      device-to-device copy of the same bytes
 # Exit status: 0 when every step that ran passed.
@@ -156,14 +158,15 @@ for cand in python3 /usr/bin/python3 /opt/torch/.venv/bin/python3; do
 done
 [ -n "$py" ] || { echo "FAIL: no python3 with torch here"; fail=1; }
 printf "| model | batch | DeepEx samples/s | PyTorch samples/s | ratio |\n|---|---|---|---|---|\n" >"$OUT/throughput.md"
-for m in mlp cnn; do
+for m in mlp cnn mlp_split1024; do
   gpu=/tmp/dx-gpu-bin/${m}_gpu
-  [ -x "$gpu" ] && [ -n "$py" ] || continue
+  [ -x "$gpu" ] || gpu=$(unpack ${m}_gpu) || { echo "FAIL: build/gpu/${m}_gpu.xz missing: run test/gpu/pack.sh"; fail=1; continue; }
+  [ -n "$py" ] || continue
   for b in 64 512; do
     steps=500
     timeout 300 "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
       --log "$OUT/${m}_b${b}_speed.jsonl" >"$OUT/${m}_b${b}_speed.out" 2>&1 || { echo "FAIL: $m batch $b"; fail=1; continue; }
-    timeout 300 "$py" test/gpu/torch_throughput.py --model $m --batch $b --steps $steps >"$OUT/${m}_b${b}_torch.json" \
+    timeout 300 "$py" test/gpu/torch_throughput.py --model ${m%%_*} --batch $b --steps $steps >"$OUT/${m}_b${b}_torch.json" \
       2>"$OUT/${m}_b${b}_torch.err" || { echo "FAIL: PyTorch $m batch $b"; cat "$OUT/${m}_b${b}_torch.err"; fail=1; continue; }
     python3 - "$OUT/${m}_b${b}_speed.jsonl" "$OUT/${m}_b${b}_torch.json" "$m" "$b" >>"$OUT/throughput.md" <<'PY'
 import json, sys

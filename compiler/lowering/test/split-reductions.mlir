@@ -1,5 +1,6 @@
-// RUN: dx-opt --dx-split-reductions --split-input-file %s | FileCheck %s
-// RUN: dx-opt --dx-split-reductions=dynamic-extent=4096 --split-input-file %s | FileCheck %s --check-prefix=BIG
+// RUN: dx-opt --dx-split-reductions=min-extent=1024 --split-input-file %s | FileCheck %s
+// RUN: dx-opt --dx-split-reductions='min-extent=1024 dynamic-extent=4096' --split-input-file %s | FileCheck %s --check-prefix=BIG
+// RUN: dx-opt --dx-split-reductions --split-input-file %s | FileCheck %s --check-prefix=DEF
 
 // dx-split-reductions (--target=cuda, linalg on tensors, before
 // bufferization): a large reduction with few, static outputs becomes
@@ -8,7 +9,8 @@
 //            extents too; no divisibility needed) from the neutral element;
 //   stage 2: the K partials of each output combined into the original init.
 // K: the largest power of two <= min(65536 / outputs, max(sqrt(R), R / 32));
-// split only when R (dynamic extents estimated) >= 1024. See docs/cuda.md.
+// split only when R (dynamic extents estimated) >= min-extent: 1024 in the
+// CHECK and BIG runs; the default, 64, in the DEF run. See docs/cuda.md.
 
 // A static sum to a scalar, R = 4096 elements, one output: K = 128 partials
 // (max(sqrt(R), R/32) = 128), each summing x[k], x[k+128], ... in one thread,
@@ -185,7 +187,13 @@ func.func @index_and_two_outputs(%x: tensor<8192xf32>, %s0: tensor<f32>, %m0: te
 
 // A loss summed over the batch (dynamic) into a scalar: by default the batch
 // is estimated as 64 (no train block here), under min-extent: left alone.
-// With dynamic-extent=4096: K = 128, the loop runs to the batch.
+// With dynamic-extent=4096: K = 128, the loop runs to the batch. At the
+// default min-extent (64) it is split, K = max(sqrt(64), 64 / 32) = 8.
+// DEF-LABEL: func.func @loss_dynamic(
+// DEF: %[[K:.*]] = arith.constant 8 : index
+// DEF: tensor.empty() : tensor<8xf32>
+// DEF: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %[[K]]
+// DEF: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<8xf32>)
 // CHECK-LABEL: func.func @loss_dynamic(
 // CHECK-NOT: scf.for
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%{{.*}} : tensor<?xf32>)
