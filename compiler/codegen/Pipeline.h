@@ -22,12 +22,13 @@ struct CodegenOptions {
   std::string cpu = "x86-64-v3";   // or "native"; the host code's CPU
   std::vector<std::string> gpuArchs = {"sm_90"}; // Target::Cuda: one kernel image per arch
   std::string objectPath;          // where Stage::Obj writes the object
-  // dx-split-reductions runs for Target::Cuda; N >= 0 also runs it for the
-  // CPU (tests) and, N > 0, splits reductions of at least N elements per output.
+  // dx-split-reductions runs for Target::Cuda (and emulateGpu); N >= 0 also
+  // runs it for the CPU (tests); N > 0 splits reductions of at least N
+  // elements per output instead of the pass's default (64), on either target.
   int64_t splitReductions = -1;
-  // Target::Cpu, a test: "reverse" or "odd-even" lowers through the CUDA
-  // pipeline's parallel loops and runs their iterations in that order
-  // (dx-emulate-gpu-order); "" is the plain CPU lowering.
+  // Target::Cpu, a test: "forward", "reverse" or "odd-even" lowers through
+  // the CUDA pipeline's parallel loops and runs their iterations in that
+  // order (dx-emulate-gpu-order); "" is the plain CPU lowering.
   std::string emulateGpu;
   // Target::Cpu, a test: no fast-math flags (dx-strip-fast-math), so that
   // every sum runs in program order; always so with emulateGpu.
@@ -45,7 +46,6 @@ std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs);
 // kernels, all in one gpu.module @dx_kernels, and gpu.launch_func: the CUDA
 // path's first half, for dx-opt tests). Once; dx-opt calls it too.
 void registerPipelinePasses();
-
 
 // Every dialect and interface the pipeline uses (one heavy TU registers them).
 void registerCodegenDialects(mlir::DialectRegistry &registry);

@@ -216,7 +216,15 @@ int main(int argc, char **argv) {
       ->group("");
   // Hidden, for tests (lowering/EmulateGpuOrder.h): a CPU executable whose
   // loops are the CUDA target's kernels, their threads run in ORDER.
-  compile->add_option("--emulate-gpu", o.emulateGpu, "")->check(CLI::IsMember({"forward", "reverse", "odd-even"}))->group("");
+  // (Hidden options lose their name in CLI11's messages: the checks say it.)
+  compile->add_option("--emulate-gpu", o.emulateGpu, "")
+      ->check(CLI::Validator(
+          [](std::string &v) {
+            bool known = v == "forward" || v == "reverse" || v == "odd-even";
+            return known ? std::string() : "--emulate-gpu=ORDER: ORDER is forward, reverse or odd-even, not '" + v + "'";
+          },
+          "ORDER"))
+      ->group("");
   // Hidden, for tests: sums in program order (no fast-math flags), as --emulate-gpu's.
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   compile->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
