@@ -11,6 +11,7 @@
 #include "lowering/PrepareGpu.h"
 #include "lowering/SplitReductions.h"
 #include "lowering/StripFastMath.h"
+#include "lowering/VectorizeCpu.h"
 #include "transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -64,6 +65,7 @@ void registerPipelinePasses() {
     registerSplitReductionsPass();
     registerEmulateGpuOrderPass();
     registerStripFastMathPass();
+    registerVectorizeCpuPass();
     registerCudaPipelines();
   });
 }
@@ -78,16 +80,55 @@ static mlir::LogicalResult runPasses(mlir::ModuleOp module, const std::string &p
 // memory plan (the step's buffers in one workspace).
 #define DX_PLAN_MEMORY "buffer-deallocation-pipeline, convert-bufferization-to-memref, canonicalize, dx-plan-memory"
 
-// From planned memrefs to the LLVM dialect on the CPU. expand-strided-metadata
-// makes affine.apply ops (the sizes of reshaped dynamic memrefs, e.g. a dense
-// layer over [B, T, K]), so lower-affine runs again after it.
+// From planned memrefs (and the vector code of dx-vectorize-cpu) to the
+// LLVM dialect on the CPU. expand-strided-metadata makes affine.apply ops
+// (the sizes of reshaped dynamic memrefs, e.g. a dense layer over [B, T, K]),
+// so lower-affine runs again after it. Math goes to LLVM intrinsics first
+// (sqrt, fabs, fma: instructions), to libm only for what has none (tanh, erf
+// on f64; on f32 dx-vectorize-cpu left polynomials instead).
 #define DX_LOOPS_TO_LLVM                                                                                               \
-  "convert-linalg-to-loops, lower-affine, "                                                                            \
-  "convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-math-to-libm, convert-math-to-llvm, "             \
+  "convert-vector-to-scf, convert-linalg-to-loops, lower-affine, "                                                     \
+  "convert-scf-to-cf, expand-strided-metadata, lower-affine, convert-math-to-llvm, convert-math-to-libm, "             \
+  "convert-vector-to-llvm{reassociate-fp-reductions=1}, "                                                              \
   "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "                      \
   "convert-cf-to-llvm, reconcile-unrealized-casts"
 
-static const char *kToLLVM = DX_PLAN_MEMORY ", " DX_LOOPS_TO_LLVM;
+// The CPU's: the memory plan, vector code at the CPU's register width
+// (VectorizeCpu.h), loops, LLVM. Builds that must sum in program order
+// (--strict-fp, --emulate-gpu) keep scalar loops and libm.
+static std::string cpuToLLVM(int64_t vectorBits, bool vectorize) {
+  std::string p = DX_PLAN_MEMORY ", ";
+  if (vectorize) p += "dx-vectorize-cpu{vector-bits=" + std::to_string(vectorBits) + "}, canonicalize, cse, ";
+  return p + DX_LOOPS_TO_LLVM;
+}
+
+// The CPU that --cpu names, with the host's features for "native".
+struct HostCpu {
+  std::string cpu, features;
+};
+static HostCpu hostCpu(const CodegenOptions &opts) {
+  HostCpu h{opts.cpu == "native" ? llvm::sys::getHostCPUName().str() : opts.cpu, ""};
+  if (opts.cpu == "native")
+    for (auto &f : llvm::sys::getHostCPUFeatures())
+      h.features += (h.features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
+  return h;
+}
+
+// The width of the CPU's vector registers: 512 bits with AVX-512, 256 with
+// AVX (x86-64-v3, the default), else 128. An unknown CPU is reported by
+// emitHostCode; here it counts as the default.
+static int64_t vectorBits(const CodegenOptions &opts) {
+  llvm::InitializeNativeTarget();
+  HostCpu h = hostCpu(opts);
+  std::string triple = llvm::sys::getDefaultTargetTriple(), err;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
+  if (!target) return 256;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, h.cpu, h.features));
+  if (!sti || !sti->isCPUStringValid(h.cpu)) return 256;
+  if (sti->checkFeatures("+avx512f")) return 512;
+  if (sti->checkFeatures("+avx")) return 256;
+  return 128;
+}
 
 // LLVM: translate, optimise at O3 for the chosen CPU, emit. For CUDA the
 // module is the host code with the kernels embedded as gpu.binary.
@@ -100,11 +141,7 @@ static mlir::LogicalResult emitHostCode(mlir::ModuleOp module, const CodegenOpti
   std::string triple = llvm::sys::getDefaultTargetTriple(), err;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, err);
   if (!target) return module.emitError("no LLVM target for ") << triple << ": " << err;
-  std::string cpu = opts.cpu == "native" ? llvm::sys::getHostCPUName().str() : opts.cpu;
-  std::string features;
-  if (opts.cpu == "native") {
-    for (auto &f : llvm::sys::getHostCPUFeatures()) features += (features.empty() ? "" : ",") + std::string(f.second ? "+" : "-") + f.first().str();
-  }
+  auto [cpu, features] = hostCpu(opts);
   llvm::TargetOptions to;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(triple, cpu, features, to, llvm::Reloc::PIC_,
                                                                       std::nullopt, llvm::CodeGenOptLevel::Aggressive));
@@ -117,7 +154,9 @@ static mlir::LogicalResult emitHostCode(mlir::ModuleOp module, const CodegenOpti
   for (llvm::Function &f : *llmod)
     if (!f.isDeclaration()) {
       f.addFnAttr("target-cpu", cpu);
-      f.addFnAttr("prefer-vector-width", "256");
+      // The width dx-vectorize-cpu wrote its vectors for (LLVM would split
+      // 512-bit vectors in two at its default preference of 256).
+      f.addFnAttr("prefer-vector-width", std::to_string(vectorBits(opts)));
       if (!features.empty()) f.addFnAttr("target-features", features);
     }
 
@@ -194,7 +233,7 @@ std::string cudaKernelPipeline(const std::vector<std::string> &gpuArchs) {
   return p;
 }
 
-// The host side of CUDA: like the CPU's kToLLVM, plus gpu-to-llvm for the
+// The host side of CUDA: like the CPU's cpuToLLVM, plus gpu-to-llvm for the
 // launches (mgpu* calls) and the embedded binaries.
 static const char *kCudaHostToLLVM =
     "convert-math-to-libm, convert-math-to-llvm, finalize-memref-to-llvm, convert-arith-to-llvm, "
@@ -290,8 +329,9 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);
   // The GPU emulation splits reductions as the CUDA target does.
   const bool split = opts.splitReductions >= 0 || !opts.emulateGpu.empty();
-  std::string toLLVM = opts.emulateGpu.empty() ? std::string(kToLLVM) : emulateGpuPipeline(opts.emulateGpu);
   const bool strict = opts.strictFp || !opts.emulateGpu.empty();
+  std::string toLLVM =
+      opts.emulateGpu.empty() ? cpuToLLVM(vectorBits(opts), /*vectorize=*/!strict) : emulateGpuPipeline(opts.emulateGpu);
   if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
                                          kBufferize + ", " + toLLVM)))
     return mlir::failure();

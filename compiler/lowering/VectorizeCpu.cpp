@@ -1,0 +1,364 @@
+#include "lowering/VectorizeCpu.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+#include <functional>
+
+namespace dx {
+namespace {
+
+using mlir::OpFoldResult;
+using mlir::Value;
+namespace linalg = mlir::linalg;
+namespace scf = mlir::scf;
+namespace vector = mlir::vector;
+namespace memref = mlir::memref;
+
+// Marks the loops over a reduction dim that this pass makes; accumulators
+// are hoisted out of them, then the mark is dropped.
+constexpr llvm::StringLiteral kReductionLoop = "dx.reduction_loop";
+
+// ---- 1. collapsing contiguous dims ----
+
+// Runs of consecutive iteration dims with one iterator type that every
+// indexing map keeps together (all of the run, in order, or none of it).
+llvm::SmallVector<mlir::ReassociationIndices> collapsibleDims(linalg::GenericOp g) {
+  auto maps = g.getIndexingMapsArray();
+  auto iters = g.getIteratorTypesArray();
+  llvm::SmallVector<mlir::ReassociationIndices> groups;
+  mlir::ReassociationIndices run = {0};
+  for (int64_t d = 1; d < (int64_t)g.getNumLoops(); ++d) {
+    mlir::ReassociationIndices longer = run;
+    longer.push_back(d);
+    if (iters[d] == iters[run.back()] && linalg::areDimSequencesPreserved(maps, {longer})) {
+      run = longer;
+      continue;
+    }
+    groups.push_back(run);
+    run = {d};
+  }
+  groups.push_back(run);
+  return groups;
+}
+
+// Whether every operand's memref can be collapsed along `groups` (its
+// strides contiguous across each collapsed run of its dims).
+bool operandsCollapsible(linalg::GenericOp g, llvm::ArrayRef<mlir::ReassociationIndices> groups) {
+  llvm::SmallVector<unsigned> groupOf(g.getNumLoops());
+  for (unsigned i = 0; i < groups.size(); ++i)
+    for (int64_t d : groups[i]) groupOf[d] = i;
+  for (mlir::OpOperand &o : g->getOpOperands()) {
+    mlir::AffineMap m = g.getMatchingIndexingMap(&o);
+    if (!m.isProjectedPermutation(/*allowZeroInResults=*/false)) return false;
+    llvm::SmallVector<mlir::ReassociationIndices> reassoc;
+    for (unsigned pos = 0; pos < m.getNumResults();) {
+      const auto &run = groups[groupOf[m.getDimPosition(pos)]];
+      mlir::ReassociationIndices r;
+      for (unsigned k = 0; k < run.size(); ++k) r.push_back(pos + k);
+      reassoc.push_back(r);
+      pos += run.size();
+    }
+    auto t = mlir::cast<mlir::MemRefType>(o.get().getType());
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(t, reassoc)) return false;
+  }
+  return true;
+}
+
+linalg::GenericOp collapse(mlir::RewriterBase &rw, linalg::GenericOp g) {
+  auto groups = collapsibleDims(g);
+  if (groups.size() == g.getNumLoops() || !operandsCollapsible(g, groups)) return g;
+  rw.setInsertionPoint(g);
+  auto collapsed = linalg::collapseOpIterationDims(g, groups, rw);
+  if (mlir::failed(collapsed)) return g;
+  rw.eraseOp(g);
+  return mlir::cast<linalg::GenericOp>(collapsed->collapsedOp.getOperation());
+}
+
+// ---- 2. tiling for vectors ----
+
+// The innermost dim can be the vector dim when every operand that it
+// indexes has it as its last, unit-stride dim (others broadcast along it).
+bool innermostIsContiguous(linalg::GenericOp g) {
+  unsigned v = g.getNumLoops() - 1;
+  for (mlir::OpOperand &o : g->getOpOperands()) {
+    auto t = mlir::cast<mlir::MemRefType>(o.get().getType());
+    if (!t.getElementType().isIntOrFloat() || t.getElementType().getIntOrFloatBitWidth() > 64) return false;
+    mlir::AffineMap m = g.getMatchingIndexingMap(&o);
+    if (!m.isProjectedPermutation()) return false;
+    auto pos = m.getResultPosition(mlir::getAffineDimExpr(v, g.getContext()));
+    if (!pos) continue;
+    if (*pos != m.getNumResults() - 1) return false;
+    llvm::SmallVector<int64_t> strides;
+    int64_t offset;
+    if (mlir::failed(mlir::getStridesAndOffset(t, strides, offset)) || strides.back() != 1) return false;
+  }
+  return true;
+}
+
+struct Tiler {
+  mlir::RewriterBase &rw;
+  linalg::GenericOp g;
+  mlir::Location loc;
+  unsigned vdim;
+  int64_t tile;                         // the vector dim's tile (elements)
+  llvm::SmallVector<unsigned> order;    // loop dims, outermost first
+  llvm::SmallVector<Value> sizes;       // extent of each dim
+  llvm::SmallVector<OpFoldResult> ivs;  // offset of each dim in the current tile
+  llvm::SmallVectorImpl<mlir::Operation *> &fullTiles;
+
+  mlir::scf::ForOp loop(Value lb, Value ub, int64_t step, unsigned dim) {
+    Value s = rw.create<mlir::arith::ConstantIndexOp>(loc, step);
+    auto f = rw.create<scf::ForOp>(loc, lb, ub, s);
+    if (g.getIteratorTypesArray()[dim] == mlir::utils::IteratorType::reduction)
+      f->setAttr(kReductionLoop, rw.getUnitAttr());
+    return f;
+  }
+
+  void emitTile(int64_t vtile) {
+    llvm::SmallVector<OpFoldResult> tileSizes(g.getNumLoops(), rw.getIndexAttr(1));
+    tileSizes[vdim] = rw.getIndexAttr(vtile);
+    llvm::SmallVector<OpFoldResult> bounds(sizes.begin(), sizes.end());
+    auto operands = linalg::makeTiledShapes(rw, loc, g, g->getOperands(), ivs, tileSizes, bounds,
+                                            /*omitPartialTileCheck=*/true);
+    mlir::Operation *t = mlir::clone(rw, g, mlir::TypeRange{}, operands);
+    linalg::offsetIndices(rw, mlir::cast<linalg::LinalgOp>(t), ivs);
+    if (vtile > 1) fullTiles.push_back(t);
+  }
+
+  void nest(unsigned level, int64_t vtile) {
+    if (level == order.size()) return emitTile(vtile);
+    unsigned d = order[level];
+    mlir::OpBuilder::InsertionGuard guard(rw);
+    Value zero = rw.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    if (d != vdim) {
+      auto f = loop(zero, sizes[d], 1, d);
+      rw.setInsertionPoint(f.getBody()->getTerminator());
+      ivs[d] = f.getInductionVar();
+      return nest(level + 1, vtile);
+    }
+    // The vector dim: full tiles, then the remainder one element at a time.
+    Value t = rw.create<mlir::arith::ConstantIndexOp>(loc, tile);
+    Value full = rw.create<mlir::arith::MulIOp>(loc, rw.create<mlir::arith::DivUIOp>(loc, sizes[d], t), t);
+    auto main = loop(zero, full, tile, d);
+    rw.setInsertionPoint(main.getBody()->getTerminator());
+    ivs[d] = main.getInductionVar();
+    nest(level + 1, tile);
+    rw.setInsertionPointAfter(main);
+    auto rest = loop(full, sizes[d], 1, d);
+    rw.setInsertionPoint(rest.getBody()->getTerminator());
+    ivs[d] = rest.getInductionVar();
+    nest(level + 1, 1);
+  }
+};
+
+// Replaces `g` by loops over tiles of `tile` elements along its innermost
+// dim (collected in fullTiles) and single elements (the remainder).
+void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes,
+                    llvm::SmallVectorImpl<mlir::Operation *> &fullTiles) {
+  if (g.getNumLoops() == 0 || g.getNumDpsInits() == 0) return;
+  for (Value v : g->getOperands())
+    if (!mlir::isa<mlir::MemRefType>(v.getType())) return;
+  g = collapse(rw, g);
+  if (!innermostIsContiguous(g)) return;
+  unsigned n = g.getNumLoops(), v = n - 1;
+  int64_t extent = g.getStaticLoopRanges()[v];
+  // Two registers per tile (two independent chains); a short static dim is one tile.
+  int64_t tile = 2 * lanes;
+  if (!mlir::ShapedType::isDynamic(extent)) {
+    if (extent < 4) return;
+    if (extent <= tile) tile = extent;
+  }
+  auto iters = g.getIteratorTypesArray();
+  auto isPar = [&](unsigned d) { return iters[d] == mlir::utils::IteratorType::parallel; };
+  // Parallel dims outermost, reductions inside them; the vector dim is
+  // innermost, or (when parallel) right outside the reductions, so that
+  // its output tile stays in registers across them.
+  llvm::SmallVector<unsigned> order;
+  for (unsigned d = 0; d < v; ++d)
+    if (isPar(d)) order.push_back(d);
+  if (isPar(v)) order.push_back(v);
+  for (unsigned d = 0; d < v; ++d)
+    if (!isPar(d)) order.push_back(d);
+  if (!isPar(v)) order.push_back(v);
+
+  mlir::Location loc = g.getLoc();
+  rw.setInsertionPoint(g);
+  llvm::SmallVector<Value> sizes;
+  for (mlir::Range r : mlir::cast<linalg::LinalgOp>(g.getOperation()).createLoopRanges(rw, loc))
+    sizes.push_back(mlir::getValueOrCreateConstantIndexOp(rw, loc, r.size));
+  Tiler tiler{rw, g, loc, v, tile, order, sizes, llvm::SmallVector<OpFoldResult>(n, rw.getIndexAttr(0)), fullTiles};
+  tiler.nest(0, tile);
+  rw.eraseOp(g);
+}
+
+// ---- 4. accumulators in registers ----
+
+// The buffer a memref value views: through reshapes, subviews and casts,
+// up to a memory-plan view, an allocation or an argument.
+Value bufferOf(Value v) {
+  while (mlir::Operation *def = v.getDefiningOp()) {
+    if (mlir::isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::SubViewOp, memref::CastOp,
+                  memref::ReinterpretCastOp>(def))
+      v = def->getOperand(0);
+    else
+      break;
+  }
+  return v;
+}
+
+bool definedOutside(scf::ForOp loop, mlir::ValueRange vs) {
+  return llvm::all_of(vs, [&](Value v) { return loop.isDefinedOutsideOfLoop(v); });
+}
+
+// One accumulator of `loop` moved to its iteration arguments: a transfer
+// read and a later transfer write of the same vector at the same
+// loop-invariant place, with no other access to that buffer in the loop.
+mlir::FailureOr<scf::ForOp> hoistAccumulator(mlir::RewriterBase &rw, scf::ForOp loop) {
+  mlir::Block *body = loop.getBody();
+  for (mlir::Operation &op : body->without_terminator()) {
+    auto read = mlir::dyn_cast<vector::TransferReadOp>(&op);
+    if (!read || read.getMask() || !definedOutside(loop, read->getOperands())) continue;
+    Value buffer = bufferOf(read.getSource());
+    vector::TransferWriteOp write;
+    bool other = false;
+    loop.getBody()->walk([&](mlir::Operation *user) {
+      if (user == read.getOperation()) return;
+      for (Value operand : user->getOperands()) {
+        if (!mlir::isa<mlir::MemRefType>(operand.getType()) || bufferOf(operand) != buffer) continue;
+        auto w = mlir::dyn_cast<vector::TransferWriteOp>(user);
+        if (w && !write && w->getBlock() == body && w.getSource() == read.getSource() &&
+            w.getIndices() == read.getIndices() && w.getVectorType() == read.getVectorType() &&
+            w.getPermutationMap() == read.getPermutationMap() && !w.getMask() && read->isBeforeInBlock(w))
+          write = w;
+        else
+          other = true;
+        return;
+      }
+    });
+    if (other || !write) continue;
+    rw.moveOpBefore(read, loop);
+    rw.moveOpAfter(write, loop);
+    auto yield = [&](mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::BlockArgument>) {
+      return llvm::SmallVector<Value>{write.getVector()};
+    };
+    auto replaced = mlir::cast<mlir::LoopLikeOpInterface>(loop.getOperation())
+                        .replaceWithAdditionalYields(rw, read.getResult(), /*replaceInitOperandUsesInLoop=*/true, yield);
+    if (mlir::failed(replaced)) return mlir::failure();
+    auto newLoop = mlir::cast<scf::ForOp>(replaced->getOperation());
+    rw.modifyOpInPlace(write, [&] { write.getVectorMutable().assign(newLoop.getResults().back()); });
+    return newLoop;
+  }
+  return mlir::failure();
+}
+
+void hoistAccumulators(mlir::RewriterBase &rw, mlir::ModuleOp module) {
+  // Post-order: inner loops first, so that a hoisted accumulator can leave
+  // the loop around them next.
+  llvm::SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp f) {
+    if (f->hasAttr(kReductionLoop)) loops.push_back(f);
+  });
+  for (scf::ForOp f : loops) {
+    mlir::moveLoopInvariantCode(mlir::cast<mlir::LoopLikeOpInterface>(f.getOperation()));
+    for (;;) {
+      auto next = hoistAccumulator(rw, f);
+      if (mlir::failed(next)) break;
+      f = *next;
+    }
+    f->removeAttr(kReductionLoop);
+  }
+}
+
+// ---- the pass ----
+
+void addCanonicalizations(mlir::MLIRContext *ctx, mlir::RewritePatternSet &p) {
+  for (mlir::Dialect *d : ctx->getLoadedDialects()) d->getCanonicalizationPatterns(p);
+  for (mlir::RegisteredOperationName op : ctx->getRegisteredOperations()) op.getCanonicalizationPatterns(p, ctx);
+}
+
+struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizeCpuPass)
+  VectorizeCpuPass() = default;
+  VectorizeCpuPass(const VectorizeCpuPass &other) : PassWrapper(other) {}
+  explicit VectorizeCpuPass(int64_t bits) { vectorBits = bits; }
+
+  llvm::StringRef getArgument() const override { return "dx-vectorize-cpu"; }
+  llvm::StringRef getDescription() const override {
+    return "Tile and vectorize linalg.generic ops on memrefs for the CPU, accumulators in registers, "
+           "polynomial math";
+  }
+  void getDependentDialects(mlir::DialectRegistry &r) const override {
+    r.insert<vector::VectorDialect, scf::SCFDialect, memref::MemRefDialect, mlir::affine::AffineDialect,
+             mlir::arith::ArithDialect, mlir::math::MathDialect>();
+  }
+  Option<int64_t> vectorBits{*this, "vector-bits", llvm::cl::desc("bits of a vector register (256: AVX2, 512: AVX-512)"),
+                             llvm::cl::init(256)};
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    mlir::MLIRContext *ctx = &getContext();
+    mlir::IRRewriter rw(ctx);
+    const int64_t lanes = std::max<int64_t>(1, vectorBits / 32);
+
+    llvm::SmallVector<linalg::GenericOp> generics;
+    module.walk([&](linalg::GenericOp g) {
+      if (g.hasPureBufferSemantics()) generics.push_back(g);
+    });
+    llvm::SmallVector<mlir::Operation *> fullTiles;
+    for (linalg::GenericOp g : generics) tileForVectors(rw, g, lanes, fullTiles);
+
+    // 3. Full tiles have static shapes: plain (unmasked) vectors.
+    for (mlir::Operation *t : fullTiles) {
+      if (mlir::failed(linalg::vectorizeOpPrecondition(t))) continue;
+      rw.setInsertionPoint(t);
+      (void)linalg::vectorize(rw, t);
+    }
+    {
+      mlir::RewritePatternSet p(ctx);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(p);
+      addCanonicalizations(ctx, p);
+      if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(p)))) return signalPassFailure();
+    }
+    // 4.
+    hoistAccumulators(rw, module);
+    // Vector ops down to loads, stores, broadcasts and 1-D reductions; 5.
+    {
+      mlir::RewritePatternSet p(ctx);
+      vector::populateVectorTransferPermutationMapLoweringPatterns(p);
+      vector::populateVectorTransferLoweringPatterns(p, /*maxTransferRank=*/1);
+      vector::populateVectorMultiReductionLoweringPatterns(p, vector::VectorMultiReductionLowering::InnerReduction);
+      vector::populateVectorBroadcastLoweringPatterns(p);
+      vector::populateCastAwayVectorLeadingOneDimPatterns(p);
+      mlir::populateMathPolynomialApproximationPatterns(p);
+      addCanonicalizations(ctx, p);
+      if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(p)))) return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits) {
+  return std::make_unique<VectorizeCpuPass>(vectorBits);
+}
+void registerVectorizeCpuPass() { mlir::PassRegistration<VectorizeCpuPass>(); }
+
+} // namespace dx

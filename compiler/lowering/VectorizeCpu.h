@@ -1,0 +1,35 @@
+#pragma once
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace dx {
+
+// dx-vectorize-cpu{vector-bits=N}: the CPU pipeline's vector code, on the
+// planned memrefs (after dx-plan-memory), before the remaining linalg ops
+// become scalar loops. For every linalg.generic:
+//  1. collapse runs of iteration dims that are contiguous in every operand
+//     and have the same iterator type ([N, C, H, W] batch-norm statistics
+//     become [N, C, H*W]; an elementwise op becomes 1-D);
+//  2. loop over every dim but the innermost with step 1 (parallel dims
+//     outside, reduction dims inside), the innermost in tiles of 2 vector
+//     registers (or the whole dim when it is that short), the remainder of
+//     a dim that the tile does not divide in a scalar loop;
+//  3. vectorize each full tile (linalg::vectorize), drop its unit dims and
+//     fold its subviews into the loads and stores;
+//  4. keep accumulators in registers: a reduction's output tile, read and
+//     written at the same place in every iteration of a reduction loop, is
+//     read before the loop, carried through it and written after it;
+//  5. replace exp/log/tanh/erf/... on f32 by MLIR's polynomial
+//     approximations, which vectorize (libm calls would scalarize).
+// Ops whose innermost dim is not contiguous in an operand, or that
+// vectorize rejects (gathers, non-projected maps), keep scalar loops.
+//
+// Step 4 relies on what bufferization and the memory plan guarantee: a
+// reduction's output buffer overlaps none of its inputs (both are live
+// while it runs).
+std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits = 256);
+void registerVectorizeCpuPass();
+
+} // namespace dx

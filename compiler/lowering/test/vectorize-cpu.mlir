@@ -1,0 +1,179 @@
+// RUN: dx-opt --dx-vectorize-cpu --split-input-file %s | FileCheck %s
+// RUN: dx-opt --dx-vectorize-cpu=vector-bits=512 --split-input-file %s | FileCheck %s --check-prefix=AVX512
+
+// dx-vectorize-cpu (VectorizeCpu.h) on planned memrefs: tiles of two vector
+// registers along the innermost dim (16 f32 at 256 bits, 32 at 512),
+// accumulators carried in registers through reduction loops, polynomial
+// math. What it cannot vectorize keeps a linalg.generic (scalar loops).
+
+// A dense layer's bias + ReLU over [B, 100]: 6 full tiles of 16, then a
+// scalar remainder of 4.
+// CHECK-LABEL: func.func @bias_relu(
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c96 step %c16 {
+// CHECK:     vector.load {{.*}} vector<16xf32>
+// CHECK:     vector.load {{.*}} vector<16xf32>
+// CHECK:     arith.addf {{.*}} : vector<16xf32>
+// CHECK:     arith.maximumf {{.*}} : vector<16xf32>
+// CHECK:     vector.store {{.*}} vector<16xf32>
+// CHECK:   scf.for %{{.*}} = %c96 to %c100 step %c1 {
+// CHECK:     linalg.generic {{.*}} ins({{.*}} : memref<1x1xf32, {{.*}}>, memref<1xf32, {{.*}}>) outs({{.*}} : memref<1x1xf32
+// AVX512-LABEL: func.func @bias_relu(
+// AVX512: scf.for %{{.*}} = %c0 to %c96 step %c32 {
+// AVX512: arith.maximumf {{.*}} : vector<32xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @bias_relu(%x: memref<?x100xf32>, %b: memref<100xf32>, %y: memref<?x100xf32>) {
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<?x100xf32>, memref<100xf32>) outs(%y : memref<?x100xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %z : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// An elementwise op over [B, C, H, W] collapses to one dim (B*C*H*W).
+// CHECK-LABEL: func.func @elementwise_4d(
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0, 1, 2, 3]] : memref<?x8x7x7xf32> into memref<?xf32>
+// CHECK: scf.for
+// CHECK: arith.mulf {{.*}} : vector<16xf32>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @elementwise_4d(%x: memref<?x8x7x7xf32>, %y: memref<?x8x7x7xf32>) {
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<?x8x7x7xf32>) outs(%y : memref<?x8x7x7xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = arith.mulf %a, %a : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// Batch-norm statistics: a sum over N, H, W of [N, C, H, W] per channel.
+// H and W collapse (784 contiguous floats); the loops are C (parallel),
+// then N and H*W (reductions); the channel's sum is carried in a register
+// through both reduction loops: one load before, one store after, and a
+// 16-wide vector.reduction per tile (no memory traffic per element).
+// CHECK-LABEL: func.func @batchnorm_sum(
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<?x32x28x28xf32> into memref<?x32x784xf32>
+// CHECK: scf.for %[[C:.*]] = %c0 to %c32 step %c1 {
+// CHECK:   %[[S:.*]] = memref.load
+// CHECK:   %[[INIT:.*]] = vector.splat %[[S]] : vector<1xf32>
+// CHECK:   %[[OUTER:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK:     %[[INNER:.*]] = scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%[[ACC2:.*]] = %[[ACC]])
+// CHECK-NOT:   memref.store
+// CHECK:       vector.load {{.*}} vector<16xf32>
+// CHECK:       vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
+// CHECK:       scf.yield
+// CHECK:     scf.yield %[[INNER]]
+// CHECK:   %[[SUM:.*]] = vector.extract %[[OUTER]][0]
+// CHECK:   memref.store %[[SUM]]
+// CHECK-NOT: linalg.generic
+#x4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#c4 = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @batchnorm_sum(%x: memref<?x32x28x28xf32>, %s: memref<32xf32>) {
+  linalg.generic {indexing_maps = [#x4, #c4], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : memref<?x32x28x28xf32>) outs(%s : memref<32xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A bias gradient: [N, K] summed over N. The vector dim K is parallel; its
+// 16-wide tile of the sum stays in a register across the loop over N.
+// CHECK-LABEL: func.func @bias_grad(
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c16 {
+// CHECK:   %[[INIT:.*]] = vector.load {{.*}} vector<16xf32>
+// CHECK:   %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<16xf32>)
+// CHECK:     %[[ROW:.*]] = vector.load {{.*}} vector<16xf32>
+// CHECK:     %[[NEXT:.*]] = arith.addf %[[ACC]], %[[ROW]]{{.*}} : vector<16xf32>
+// CHECK:     scf.yield %[[NEXT]]
+// CHECK:   vector.store %[[SUM]]
+#nk = affine_map<(d0, d1) -> (d0, d1)>
+#k = affine_map<(d0, d1) -> (d1)>
+func.func @bias_grad(%dy: memref<?x64xf32>, %db: memref<64xf32>) {
+  linalg.generic {indexing_maps = [#nk, #k], iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<?x64xf32>) outs(%db : memref<64xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// exp and tanh on f32 become polynomials (vector code, no libm call);
+// sqrt stays math.sqrt (an instruction once lowered to LLVM). [B, 10]
+// is contiguous: one dim of B*10, in tiles of 16.
+// CHECK-LABEL: func.func @math(
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.tanh
+// CHECK: math.fma {{.*}} : vector<16xf32>
+// CHECK: math.sqrt {{.*}} : vector<16xf32>
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.tanh
+#r = affine_map<(d0, d1) -> (d0, d1)>
+func.func @math(%x: memref<?x10xf32>, %y: memref<?x10xf32>) {
+  linalg.generic {indexing_maps = [#r, #r], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x10xf32>) outs(%y : memref<?x10xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %e = math.exp %a : f32
+    %t = math.tanh %e : f32
+    %s = math.sqrt %t : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A transposed operand (the innermost dim strided in %x) is not vectorized:
+// the op keeps its scalar loops.
+// CHECK-LABEL: func.func @transposed(
+// CHECK-NOT: vector.
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+#t = affine_map<(d0, d1) -> (d1, d0)>
+#i = affine_map<(d0, d1) -> (d0, d1)>
+func.func @transposed(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [#t, #i], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<64x64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// An op that reads and writes one buffer (in place) keeps its output in
+// memory: nothing is hoisted when another access to the buffer is in the loop.
+// CHECK-LABEL: func.func @in_place_sum(
+// CHECK: scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK-NOT: iter_args
+// CHECK: vector.load
+// CHECK: vector.load
+// CHECK: vector.store
+#a = affine_map<(d0, d1) -> (d0, d1)>
+#b = affine_map<(d0, d1) -> (d1)>
+func.func @in_place_sum(%buf: memref<4x16xf32>) {
+  %row = memref.subview %buf[0, 0] [1, 16] [1, 1] : memref<4x16xf32> to memref<16xf32, strided<[1]>>
+  linalg.generic {indexing_maps = [#a, #b], iterator_types = ["reduction", "parallel"]}
+      ins(%buf : memref<4x16xf32>) outs(%row : memref<16xf32, strided<[1]>>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  }
+  return
+}
