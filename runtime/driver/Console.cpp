@@ -2,10 +2,12 @@
 
 #include "common/Str.h"
 #include "common/Timer.h"
+#include "kernels/Blas.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 namespace dxrt {
@@ -53,8 +55,11 @@ static std::string optimizer_str(const OptimizerSpec &o, double lr) {
 
 void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
   // The host's BLAS threads matter only to CPU code.
+  // and which library runs the matrix products (kernels/Blas.h).
+  const std::string gemm = std::strcmp(gemm_library(), "onednn") == 0 ? std::string("oneDNN GEMM")
+                                                                       : str("OpenBLAS ", gemm_library(), " GEMM");
   const std::string threads = m.target == "cpu" ? str(" (", blas_threads, " BLAS thread", blas_threads == 1 ? "" : "s",
-                                                       cfg.world == 1 ? ")" : " each)")
+                                                       cfg.world == 1 ? "" : " each", ", ", gemm, ")")
                                                 : std::string(cfg.world == 1 ? "" : " (one GPU each)");
   line(str("DeepEx: training '", m.model, "'", m.source.empty() ? "" : str(" from ", m.source), " on ", m.target, ", ",
            cfg.world, cfg.world == 1 ? " rank" : " ranks", threads));

@@ -1,15 +1,21 @@
-// The one place that talks to OpenBLAS. Kernels run on the calling thread:
-// parallelism comes from MPI ranks, so BLAS is single-threaded unless the
-// user sets OPENBLAS_NUM_THREADS.
+// The one place that runs matrix products (dense layers, im2col
+// convolutions). They go to oneDNN's sgemm on one thread, or with
+// DXRT_GEMM=openblas to OpenBLAS (single-threaded unless the user sets
+// OPENBLAS_NUM_THREADS). Kernels run on the calling thread: parallelism
+// comes from MPI ranks.
 #pragma once
 
 #include <cstdint>
 
 namespace dxrt {
 
-// Sets OpenBLAS to one thread unless OPENBLAS_NUM_THREADS is set; returns the
-// number of threads OpenBLAS will use. Called by the driver at start.
+// Sets the GEMM library up (oneDNN: one thread; OpenBLAS: one thread unless
+// OPENBLAS_NUM_THREADS is set); returns the number of threads a product
+// uses. Called by the driver at start; exits on a bad DXRT_GEMM.
 int blas_init();
+
+// "onednn", or OpenBLAS's kernel name ("Prescott", "SkylakeX", ...).
+const char *gemm_library();
 
 // C[M,N] = alpha * op(A) op(B) + beta * C, row-major; op = transpose if ta/tb.
 // lda/ldb/ldc are row strides. Zero-sized products are handled here

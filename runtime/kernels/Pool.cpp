@@ -45,41 +45,35 @@ inline bool is_2x2(const PoolGeometry &g) {
 // On activations, which of four values is the largest is a coin toss: the
 // branches of argmax_window mispredict about half the time, and those two
 // loops cost as much as the convolutions around them. The 2x2 loops below
-// have no data-dependent branch but a rare one for windows with a NaN (which
-// argmax_window's rule handles): `v > best ? v : best` is one maxss, and the
-// gradient's "first maximal element" comes from bit masks. Same values as
-// the general loops (a zero gradient may keep its sign here).
+// have no branch at all, so that the compiler vectorizes them (each is
+// compiled for AVX-512, AVX2 and the baseline, chosen at load time by the
+// CPU's features): `v > best ? v : best` is a max, NaNs are found by
+// comparison, and the gradient's "first maximal element" comes from masks.
+// Same values as the general loops (a zero gradient may keep its sign here).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define DXRT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define DXRT_VECTOR_CLONES
+#endif
+
 inline float max_of(float best, float v) { return v > best ? v : best; }
 
-struct Window {
-  float v[4]; // row-major
-  float max;  // of v, right unless has_nan()
-  Window(const float *r0, const float *r1, int64_t ow)
-      : v{r0[2 * ow], r0[2 * ow + 1], r1[2 * ow], r1[2 * ow + 1]},
-        max(max_of(max_of(max_of(v[0], v[1]), v[2]), v[3])) {}
-  // Also true for inf + -inf: argmax_window's rule then gives the same answer.
-  bool has_nan() const {
-    float s = (v[0] + v[1]) + (v[2] + v[3]);
-    return s != s;
-  }
-  // argmax_window's rule, with branches.
-  int first_max_slow() const {
-    int at = 0;
-    for (int k = 1; k < 4; ++k)
-      if (!std::isnan(v[at]) && (v[k] > v[at] || std::isnan(v[k]))) at = k;
-    return at;
-  }
-};
+// argmax_window's value for the window (a, b, c, d) in row-major order: the
+// first NaN if there is one, else the maximum.
+inline float window_max(float a, float b, float c, float d) {
+  float m = max_of(max_of(max_of(a, b), c), d);
+  float first_nan = a != a ? a : b != b ? b : c != c ? c : d;
+  bool nan = (a != a) | (b != b) | (c != c) | (d != d);
+  return nan ? first_nan : m;
+}
 
+DXRT_VECTOR_CLONES
 void forward_2x2(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
   for (int64_t oh = 0; oh < g.ho; ++oh) {
-    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
-    float *o = out + oh * g.wo;
+    const float *__restrict r0 = plane + 2 * oh * g.w, *__restrict r1 = r0 + g.w;
+    float *__restrict o = out + oh * g.wo;
     if (kind == kMax) {
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        Window win(r0, r1, ow);
-        o[ow] = __builtin_expect(win.has_nan(), 0) ? win.v[win.first_max_slow()] : win.max;
-      }
+      for (int64_t ow = 0; ow < g.wo; ++ow) o[ow] = window_max(r0[2 * ow], r0[2 * ow + 1], r1[2 * ow], r1[2 * ow + 1]);
     } else {
       // The general loop's order of summation.
       for (int64_t ow = 0; ow < g.wo; ++ow)
@@ -93,33 +87,37 @@ inline float masked(float d, uint32_t keep) { return std::bit_cast<float>(std::b
 
 // Windows do not overlap, so each element of dx inside one is written once;
 // those outside every window (the last row or column of an odd size) get 0.
+DXRT_VECTOR_CLONES
 void grad_2x2(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
   for (int64_t oh = 0; oh < g.ho; ++oh) {
-    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
-    const float *d = grad + oh * g.wo;
-    float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
-    for (int64_t ow = 0; ow < g.wo; ++ow) {
-      float *o[4] = {o0 + 2 * ow, o0 + 2 * ow + 1, o1 + 2 * ow, o1 + 2 * ow + 1};
-      if (kind == kAvg) {
-        for (float *e : o) *e = d[ow] * 0.25f;
-        continue;
+    const float *__restrict r0 = plane + 2 * oh * g.w, *__restrict r1 = r0 + g.w;
+    const float *__restrict d = grad + oh * g.wo;
+    float *__restrict o0 = out + 2 * oh * g.w, *__restrict o1 = o0 + g.w;
+    if (kind == kAvg) {
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        float q = d[ow] * 0.25f;
+        o0[2 * ow] = q;
+        o0[2 * ow + 1] = q;
+        o1[2 * ow] = q;
+        o1[2 * ow + 1] = q;
       }
-      Window win(r0, r1, ow);
-      if (__builtin_expect(win.has_nan(), 0)) {
-        int at = win.first_max_slow();
-        for (int k = 0; k < 4; ++k) *o[k] = k == at ? d[ow] : 0.0f;
-        continue;
+    } else {
+      for (int64_t ow = 0; ow < g.wo; ++ow) {
+        float a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], e = r1[2 * ow + 1];
+        float m = window_max(a, b, c, e);
+        // The element that gives the window its value: equal to the maximum
+        // (+0 and -0 too, which argmax_window does not tell apart either),
+        // or the first NaN (m is then NaN and equals nothing); the first wins.
+        bool nan = m != m;
+        uint32_t k0 = -uint32_t(nan ? a != a : a == m);
+        uint32_t k1 = -uint32_t(nan ? b != b : b == m) & ~k0;
+        uint32_t k2 = -uint32_t(nan ? c != c : c == m) & ~(k0 | k1);
+        uint32_t k3 = ~(k0 | k1 | k2);
+        o0[2 * ow] = masked(d[ow], k0);
+        o0[2 * ow + 1] = masked(d[ow], k1);
+        o1[2 * ow] = masked(d[ow], k2);
+        o1[2 * ow + 1] = masked(d[ow], k3);
       }
-      // The maximal elements compare equal to max (+0 and -0 too, which
-      // argmax_window does not tell apart either): the first one wins.
-      uint32_t k0 = -uint32_t(win.v[0] == win.max);
-      uint32_t k1 = -uint32_t(win.v[1] == win.max) & ~k0;
-      uint32_t k2 = -uint32_t(win.v[2] == win.max) & ~(k0 | k1);
-      uint32_t k3 = ~(k0 | k1 | k2);
-      *o[0] = masked(d[ow], k0);
-      *o[1] = masked(d[ow], k1);
-      *o[2] = masked(d[ow], k2);
-      *o[3] = masked(d[ow], k3);
     }
     if (g.w > 2 * g.wo) {
       std::fill(o0 + 2 * g.wo, o0 + g.w, 0.0f);

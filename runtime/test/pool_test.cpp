@@ -163,6 +163,41 @@ TEST(Pool, MaxNaNWins) {
   }
 }
 
+// The 2x2 loops are vectorized (kernels/Pool.cpp): rows wide enough for
+// whole vectors of windows plus a remainder, with ties, NaNs and infinities
+// everywhere, against the rule written out (the first NaN of a window, else
+// its first maximum, row-major).
+TEST(Pool, TwoByTwoLoopsOnWideRowsFollowTheRule) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float values[] = {0.0f, -0.0f, 1.0f, 2.0f, 2.0f, -3.0f, inf, -inf, nan, 7.5f};
+  Pool p{0, 2, 3, 6, 139, 2, 2, 2, 2, 0, 0, 0, 0}; // 69 windows per row, the last column in none
+  std::mt19937 g(5);
+  std::vector<float> x(size_t(p.n * p.c * p.h * p.w));
+  for (float &v : x) v = values[g() % 10];
+  std::vector<float> dy(size_t(p.n * p.c * p.ho() * p.wo()));
+  for (size_t i = 0; i < dy.size(); ++i) dy[i] = 1.0f + float(i);
+  auto y = forward(p, x);
+  auto dx = grad(p, x, dy);
+  std::vector<float> want_dx(x.size(), 0.0f);
+  for (int64_t pl = 0; pl < p.n * p.c; ++pl)
+    for (int64_t oh = 0; oh < p.ho(); ++oh)
+      for (int64_t ow = 0; ow < p.wo(); ++ow) {
+        size_t at[4], best = 0;
+        for (int k = 0; k < 4; ++k) at[k] = size_t((pl * p.h + 2 * oh + k / 2) * p.w + 2 * ow + k % 2);
+        for (int k = 1; k < 4; ++k)
+          if (!std::isnan(x[at[best]]) && (std::isnan(x[at[k]]) || x[at[k]] > x[at[best]])) best = size_t(k);
+        size_t o = size_t((pl * p.ho() + oh) * p.wo() + ow);
+        float want = x[at[best]];
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(y[o])) << "window " << o;
+        } else {
+          ASSERT_EQ(y[o], want) << "window " << o;
+        }
+        want_dx[at[best]] = dy[o];
+      }
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(dx[i], want_dx[i]) << "element " << i;
+}
+
 TEST(Pool, OverlappingWindowsAccumulate) {
   Pool p{0, 1, 1, 1, 3, 1, 2, 1, 1, 0, 0, 0, 0}; // windows {0,1} and {1,2}
   std::vector<float> x = {0, 5, 1}, dy = {2, 3};
