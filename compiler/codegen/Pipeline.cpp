@@ -9,6 +9,7 @@
 #include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
 #include "lowering/PrepareGpu.h"
+#include "lowering/ProfilePoints.h"
 #include "lowering/SplitReductions.h"
 #include "lowering/StripFastMath.h"
 #include "lowering/VectorizeCpu.h"
@@ -66,6 +67,7 @@ void registerPipelinePasses() {
     registerEmulateGpuOrderPass();
     registerStripFastMathPass();
     registerVectorizeCpuPass();
+    registerProfilePointsPass();
     registerCudaPipelines();
   });
 }
@@ -93,11 +95,12 @@ static mlir::LogicalResult runPasses(mlir::ModuleOp module, const std::string &p
   "finalize-memref-to-llvm, convert-arith-to-llvm, convert-index-to-llvm, convert-func-to-llvm, "                      \
   "convert-cf-to-llvm, reconcile-unrealized-casts"
 
-// The CPU's: the memory plan, vector code at the CPU's register width
-// (VectorizeCpu.h), loops, LLVM. Builds that must sum in program order
-// (--strict-fp, --emulate-gpu) keep scalar loops and libm.
+// The CPU's: the memory plan, the --profile hooks (ProfilePoints.h), vector
+// code at the CPU's register width (VectorizeCpu.h), loops, LLVM. Builds
+// that must sum in program order (--strict-fp, --emulate-gpu) keep scalar
+// loops and libm.
 static std::string cpuToLLVM(int64_t vectorBits, bool vectorize) {
-  std::string p = DX_PLAN_MEMORY ", ";
+  std::string p = DX_PLAN_MEMORY ", dx-profile-points, ";
   if (vectorize) p += "dx-vectorize-cpu{vector-bits=" + std::to_string(vectorBits) + "}, canonicalize, cse, ";
   return p + DX_LOOPS_TO_LLVM;
 }

@@ -1,4 +1,5 @@
 #include "lowering/BuildABI.h"
+#include "lowering/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -366,11 +367,7 @@ void emitMetadata(OpBuilder &b, mlir::ModuleOp module, const Layout &l, int64_t 
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(meta));
   os.flush();
-  text.push_back('\0');
-  b.setInsertionPointToEnd(module.getBody());
-  auto type = mlir::LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
-  b.create<mlir::LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/true, mlir::LLVM::Linkage::External,
-                                 "dx_model_metadata", b.getStringAttr(text));
+  lower::addStringGlobal(module, "dx_model_metadata", std::move(text));
 }
 
 // dx_learning_rate(base, step, steps_per_epoch, epochs) -> lr: the train

@@ -238,6 +238,33 @@ Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value var, Valu
   }, maps);
 }
 
+// sum(dy) and sum(dy * xhat) over `dims`, xhat = (x - mean) / sqrt(var + eps),
+// in one linalg.generic with two outputs: one pass over dy and x.
+std::pair<Value, Value> sumsOfDyAndDyXhat(OpBuilder &b, Location loc, Value dy, Value x, Value mean, Value var,
+                                          double eps, llvm::ArrayRef<int64_t> dims, mlir::RankedTensorType statType,
+                                          mlir::AffineMap statMap) {
+  mlir::MLIRContext *ctx = b.getContext();
+  unsigned R = ttype(x).getRank();
+  llvm::SmallVector<mlir::utils::IteratorType> iters;
+  for (unsigned k = 0; k < R; ++k)
+    iters.push_back(llvm::is_contained(dims, int64_t(k)) ? mlir::utils::IteratorType::reduction
+                                                         : mlir::utils::IteratorType::parallel);
+  auto id = mlir::AffineMap::getMultiDimIdentityMap(R, ctx);
+  Value acc0 = filledTensor(b, loc, statType, {x}, 0.0), acc1 = filledTensor(b, loc, statType, {x}, 0.0);
+  auto generic = b.create<mlir::linalg::GenericOp>(
+      loc, mlir::TypeRange{statType, statType}, mlir::ValueRange{dy, x, mean, var}, mlir::ValueRange{acc0, acc1},
+      llvm::ArrayRef<mlir::AffineMap>{id, id, statMap, statMap, statMap, statMap}, iters,
+      [&](OpBuilder &nb, Location l, mlir::ValueRange a) {
+        S s{nb, l};
+        Value xhat = s.mul(s.sub(a[1], a[2]), s.rsqrt(s.add(a[3], s.c(eps))));
+        auto reassoc = arith::FastMathFlags::reassoc;
+        Value s0 = nb.create<arith::AddFOp>(l, a[4], a[0], reassoc);
+        Value s1 = nb.create<arith::AddFOp>(l, a[5], s.mul(a[0], xhat), reassoc);
+        nb.create<mlir::linalg::YieldOp>(l, mlir::ValueRange{s0, s1});
+      });
+  return {generic.getResult(0), generic.getResult(1)};
+}
+
 // Gradient of a normalisation over `dims` (statistics recomputed from x).
 std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, Value x, Value gamma, double eps,
                                          llvm::ArrayRef<int64_t> statDims, mlir::RankedTensorType statType,
@@ -254,15 +281,30 @@ std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, V
   Value g = gamma ? ew(b, loc, t, {dy, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }, {id, paramMap})
                   : dy;
   Value gx = ew(b, loc, t, {g, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
-  Value sumG = reduceSum(b, loc, g, statDims, statType);
-  Value sumGX = reduceSum(b, loc, gx, statDims, statType);
+  Value sumG, sumGX, dgamma, dbeta;
+  if (llvm::equal(paramDims, statDims)) {
+    // Batch norm: parameters and statistics both per channel, so
+    // sum(g) = gamma * dbeta and sum(g * xhat) = gamma * dgamma, and one
+    // pass over dy and x gives all four (not four passes).
+    auto [sdy, sdyx] = sumsOfDyAndDyXhat(b, loc, dy, x, mean, var, eps, statDims, statType, statMap);
+    dbeta = sdy;
+    dgamma = sdyx;
+    sumG = gamma ? ew(b, loc, statType, {sdy, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }) : sdy;
+    sumGX =
+        gamma ? ew(b, loc, statType, {sdyx, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }) : sdyx;
+  } else {
+    sumG = reduceSum(b, loc, g, statDims, statType);
+    sumGX = reduceSum(b, loc, gx, statDims, statType);
+  }
   Value dx = ew(b, loc, t, {g, xhat, var, sumG, sumGX}, [&](S &s, mlir::ValueRange a) {
     Value inner = s.sub(s.sub(a[0], s.div(a[3], m)), s.div(s.mul(a[1], a[4]), m));
     return s.mul(inner, s.rsqrt(s.add(a[2], s.c(eps))));
   }, {id, id, statMap, statMap, statMap});
-  Value dyx = ew(b, loc, t, {dy, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
-  Value dgamma = reduceSum(b, loc, dyx, paramDims, paramType);
-  Value dbeta = reduceSum(b, loc, dy, paramDims, paramType);
+  if (!dgamma) {
+    Value dyx = ew(b, loc, t, {dy, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
+    dgamma = reduceSum(b, loc, dyx, paramDims, paramType);
+    dbeta = reduceSum(b, loc, dy, paramDims, paramType);
+  }
   return {dx, dgamma, dbeta};
 }
 

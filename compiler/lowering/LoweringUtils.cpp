@@ -3,6 +3,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -42,6 +43,15 @@ Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType
 
 Value f32(mlir::OpBuilder &b, mlir::Location loc, double v) {
   return b.create<mlir::arith::ConstantOp>(loc, b.getF32FloatAttr(static_cast<float>(v)));
+}
+
+void addStringGlobal(mlir::ModuleOp module, llvm::StringRef name, std::string text) {
+  text.push_back('\0');
+  mlir::OpBuilder b(module.getContext());
+  b.setInsertionPointToEnd(module.getBody());
+  auto type = mlir::LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  b.create<mlir::LLVM::GlobalOp>(module.getLoc(), type, /*isConstant=*/true, mlir::LLVM::Linkage::External, name,
+                                 b.getStringAttr(text));
 }
 
 Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v) {

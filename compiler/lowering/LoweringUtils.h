@@ -5,8 +5,10 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 
 #include <functional>
+#include <string>
 
 namespace dx::lower {
 
@@ -24,6 +26,10 @@ Value filledTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorTyp
                    double value);
 
 Value f32(mlir::OpBuilder &b, mlir::Location loc, double v);
+
+// A constant, exported, NUL-terminated string `name` at the end of `module`
+// (an LLVM global the runtime reads: dx_model_metadata, dx_profile_regions).
+void addStringGlobal(mlir::ModuleOp module, llvm::StringRef name, std::string text);
 // The number of elements of `v` along `dims` (all dims when empty) as f32.
 Value countAsF32(mlir::OpBuilder &b, mlir::Location loc, Value v, llvm::ArrayRef<int64_t> dims);
 

@@ -21,6 +21,7 @@
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 #include <functional>
+#include <optional>
 
 namespace dx {
 namespace {
@@ -35,6 +36,8 @@ namespace memref = mlir::memref;
 // Marks the loops over a reduction dim that this pass makes; accumulators
 // are hoisted out of them, then the mark is dropped.
 constexpr llvm::StringLiteral kReductionLoop = "dx.reduction_loop";
+// Marks every loop this pass makes; invariant reads are hoisted out of them.
+constexpr llvm::StringLiteral kTileLoop = "dx.tile_loop";
 
 // ---- 1. collapsing contiguous dims ----
 
@@ -127,6 +130,7 @@ struct Tiler {
   mlir::scf::ForOp loop(Value lb, Value ub, int64_t step, unsigned dim) {
     Value s = rw.create<mlir::arith::ConstantIndexOp>(loc, step);
     auto f = rw.create<scf::ForOp>(loc, lb, ub, s);
+    f->setAttr(kTileLoop, rw.getUnitAttr());
     if (g.getIteratorTypesArray()[dim] == mlir::utils::IteratorType::reduction)
       f->setAttr(kReductionLoop, rw.getUnitAttr());
     return f;
@@ -269,14 +273,18 @@ mlir::FailureOr<scf::ForOp> hoistAccumulator(mlir::RewriterBase &rw, scf::ForOp 
   return mlir::failure();
 }
 
-void hoistAccumulators(mlir::RewriterBase &rw, mlir::ModuleOp module) {
-  // Post-order: inner loops first, so that a hoisted accumulator can leave
-  // the loop around them next.
+// The loops that carry `mark`, inner ones first (a post-order walk), so that
+// what leaves an inner loop can leave the loop around it next.
+llvm::SmallVector<scf::ForOp> markedLoops(mlir::ModuleOp module, llvm::StringRef mark) {
   llvm::SmallVector<scf::ForOp> loops;
   module.walk([&](scf::ForOp f) {
-    if (f->hasAttr(kReductionLoop)) loops.push_back(f);
+    if (f->hasAttr(mark)) loops.push_back(f);
   });
-  for (scf::ForOp f : loops) {
+  return loops;
+}
+
+void hoistAccumulators(mlir::RewriterBase &rw, mlir::ModuleOp module) {
+  for (scf::ForOp f : markedLoops(module, kReductionLoop)) {
     mlir::moveLoopInvariantCode(mlir::cast<mlir::LoopLikeOpInterface>(f.getOperation()));
     for (;;) {
       auto next = hoistAccumulator(rw, f);
@@ -285,6 +293,54 @@ void hoistAccumulators(mlir::RewriterBase &rw, mlir::ModuleOp module) {
     }
     f->removeAttr(kReductionLoop);
   }
+}
+
+// ---- 6. loop-invariant reads ----
+
+// The buffers that ops in `loop` write (bufferOf each), or nullopt when an
+// op there may write anything (a call).
+std::optional<llvm::DenseSet<Value>> writtenIn(scf::ForOp loop) {
+  llvm::DenseSet<Value> written;
+  bool unknown = false;
+  loop.getBody()->walk([&](mlir::Operation *op) {
+    if (auto s = mlir::dyn_cast<vector::StoreOp>(op)) written.insert(bufferOf(s.getBase()));
+    else if (auto w = mlir::dyn_cast<vector::TransferWriteOp>(op)) written.insert(bufferOf(w.getSource()));
+    else if (auto st = mlir::dyn_cast<memref::StoreOp>(op)) written.insert(bufferOf(st.getMemRef()));
+    else if (auto c = mlir::dyn_cast<memref::CopyOp>(op)) written.insert(bufferOf(c.getTarget()));
+    else if (auto l = mlir::dyn_cast<linalg::LinalgOp>(op)) {
+      for (Value init : l.getDpsInits()) written.insert(bufferOf(init));
+    } else if (mlir::isa<mlir::CallOpInterface>(op)) {
+      unknown = true;
+    }
+  });
+  if (unknown) return std::nullopt;
+  return written;
+}
+
+// Reads of a broadcast operand (a bias, a channel's mean or scale) do not
+// depend on the loop they are in: they move out of it, and with them what
+// is computed from them alone (the 1/sqrt(var + eps) of a batch-norm).
+// LLVM cannot do this itself: every buffer is a view of one workspace, so
+// the loop's stores might alias the loads. The memory plan says they do not
+// (distinct live buffers never overlap), so only a store to the same buffer
+// keeps a read in its loop.
+void hoistInvariantReads(mlir::RewriterBase &rw, mlir::ModuleOp module) {
+  for (scf::ForOp f : markedLoops(module, kTileLoop)) {
+    mlir::moveLoopInvariantCode(mlir::cast<mlir::LoopLikeOpInterface>(f.getOperation()));
+    auto written = writtenIn(f);
+    if (!written) continue;
+    llvm::SmallVector<mlir::Operation *> reads;
+    for (mlir::Operation &op : f.getBody()->without_terminator()) {
+      Value base;
+      if (auto l = mlir::dyn_cast<vector::LoadOp>(&op)) base = l.getBase();
+      else if (auto l = mlir::dyn_cast<memref::LoadOp>(&op)) base = l.getMemRef();
+      else if (auto r = mlir::dyn_cast<vector::TransferReadOp>(&op); r && !r.getMask()) base = r.getSource();
+      if (base && definedOutside(f, op.getOperands()) && !written->contains(bufferOf(base))) reads.push_back(&op);
+    }
+    for (mlir::Operation *r : reads) rw.moveOpBefore(r, f);
+    if (!reads.empty()) mlir::moveLoopInvariantCode(mlir::cast<mlir::LoopLikeOpInterface>(f.getOperation()));
+  }
+  module.walk([](scf::ForOp f) { f->removeAttr(kTileLoop); });
 }
 
 // ---- the pass ----
@@ -335,7 +391,8 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
       mlir::RewritePatternSet p(ctx);
       vector::populateCastAwayVectorLeadingOneDimPatterns(p);
       addCanonicalizations(ctx, p);
-      if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(p)))) return signalPassFailure();
+      // Not converging within the driver's rounds leaves valid IR: no failure.
+      (void)mlir::applyPatternsAndFoldGreedily(module, std::move(p));
     }
     // 4.
     hoistAccumulators(rw, module);
@@ -349,8 +406,10 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
       vector::populateCastAwayVectorLeadingOneDimPatterns(p);
       mlir::populateMathPolynomialApproximationPatterns(p);
       addCanonicalizations(ctx, p);
-      if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(p)))) return signalPassFailure();
+      (void)mlir::applyPatternsAndFoldGreedily(module, std::move(p));
     }
+    // 6.
+    hoistInvariantReads(rw, module);
   }
 };
 

@@ -17,18 +17,22 @@ namespace dx {
 //     registers (or the whole dim when it is that short), the remainder of
 //     a dim that the tile does not divide in a scalar loop;
 //  3. vectorize each full tile (linalg::vectorize), drop its unit dims and
-//     fold its subviews into the loads and stores;
+//     load and store 1-D vectors;
 //  4. keep accumulators in registers: a reduction's output tile, read and
 //     written at the same place in every iteration of a reduction loop, is
 //     read before the loop, carried through it and written after it;
 //  5. replace exp/log/tanh/erf/... on f32 by MLIR's polynomial
-//     approximations, which vectorize (libm calls would scalarize).
+//     approximations, which vectorize (libm calls would scalarize);
+//  6. move reads that do not depend on a loop (a broadcast bias, a
+//     channel's mean) out of it, and what is computed from them alone.
 // Ops whose innermost dim is not contiguous in an operand, or that
 // vectorize rejects (gathers, non-projected maps), keep scalar loops.
 //
-// Step 4 relies on what bufferization and the memory plan guarantee: a
-// reduction's output buffer overlaps none of its inputs (both are live
-// while it runs).
+// Steps 4 and 6 rely on what bufferization and the memory plan guarantee:
+// buffers live at the same time never overlap, so a store moves only data
+// of its own buffer (an op's output overlaps none of its inputs, unless it
+// is the same buffer, in place). LLVM cannot know it: every buffer is a
+// view of one workspace.
 std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits = 256);
 void registerVectorizeCpuPass();
 

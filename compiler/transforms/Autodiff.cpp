@@ -110,6 +110,10 @@ mlir::LogicalResult differentiate(mlir::func::FuncOp loss) {
     results.push_back(updated ? updated : arg);
     resultAttrs.push_back(b.getDictionaryAttr({b.getNamedAttr("dx.buffer_update", fn.getArgAttr(i, "dx.param"))}));
   }
+  // Every op from the seed on is the reverse pass: tag it (Passes.h).
+  auto tag = mlir::StringAttr::get(b.getContext(), kBackwardLocTag);
+  for (mlir::Operation *o = adjoint[lossValue].getDefiningOp(); o && o != ret.getOperation(); o = o->getNextNode())
+    o->setLoc(mlir::FusedLoc::get(b.getContext(), {o->getLoc()}, tag));
   b.create<mlir::func::ReturnOp>(ret.getLoc(), results);
   ret.erase();
   llvm::SmallVector<mlir::Type> types;

@@ -179,7 +179,9 @@ const llvm::StringMap<Rule> &rules() {
       clone->setOperand(0, d[0]);
       out[0] = clone->getResult(0);
     };
-    r["dx.relu"] = activation("relu", false);
+    // From the output: relu(x) > 0 exactly when x > 0, and then the input
+    // (a batch norm's output, say) has one use and fuses into the relu.
+    r["dx.relu"] = activation("relu", true);
     r["dx.leaky_relu"] = activation("leaky_relu", false, "slope");
     r["dx.elu"] = activation("elu", false, "alpha");
     r["dx.gelu"] = activation("gelu", false);

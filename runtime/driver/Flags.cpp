@@ -117,7 +117,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = meta.target;
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
   double bucket_mb = 25;
-  bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false;
+  bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false, profile = false;
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
   app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(positive_real())->type_name("X");
   app.add_option("--batch", batch, "Batch size per rank (the global batch is this times the ranks)")
@@ -136,6 +136,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--max-steps", max_steps, "Stop after N training steps in all")->check(whole_number(1))->type_name("N");
   app.add_option("--eval-batch", eval_batch, "Batch size of evaluation")->default_str("--batch")->check(whole_number(1))->type_name("N");
   app.add_flag("--stop-at-target", stop_at_target, "Stop once the train block's target is met");
+  app.add_flag("--profile", profile, "After training, print the time per layer and phase of a step (CPU builds)");
   app.add_option("--sync", sync, "allreduce (gradients every step) or average:K (average the models every K steps)")
       ->default_str(sync)->type_name("MODE");
   app.add_option("--lr-scaling", lr_scaling, "none, or linear: multiply the learning rate by the number of ranks")
@@ -208,6 +209,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->target = t.target;
   cfg->stop_at_target = stop_at_target;
   cfg->synthetic = synthetic;
+  cfg->profile = profile;
   cfg->synthetic_samples = synth_n ? synth_n : 32 * cfg->global_batch();
   cfg->log_path = log;
   cfg->data_dir = data_dir;

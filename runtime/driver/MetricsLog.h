@@ -39,6 +39,8 @@ public:
   void resume(const Progress &p, const std::string &from);
   void non_finite_loss(int64_t step, int64_t epoch, double loss, double last_finite_loss, int64_t last_finite_step,
                        double elapsed_s);
+  // A line built elsewhere: one JSON object (the "profile" event, train/Profile.h).
+  void event(const std::string &json_object) { write(json_object); }
 
 private:
   void write(const std::string &line);

@@ -18,6 +18,7 @@
 #include "model/Metadata.h"
 #include "model/Model.h"
 #include "train/Export.h"
+#include "train/Profile.h"
 #include "train/Trainer.h"
 
 #include <algorithm>
@@ -104,9 +105,11 @@ int run(int argc, char **argv) {
       console.line(str("warning: the target ", cfg.target->metric, " needs a test split, and the dataset has none"));
     if (!log.continues()) log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
 
+    if (cfg.profile) Profiler::get().enable();
     Trainer trainer(meta, cfg, data, arenas, *backend, world, console, log, start);
     if (cfg.resume) trainer.resume();
     int rc = trainer.run();
+    Profiler::get().report(world.is_root(), log);
     if (rc == kExitOk && !cfg.export_dir.empty()) {
       // Inference mode, with the final parameters (also after --stop-after-epoch).
       for (const Split *split : {static_cast<const Split *>(&data.train), test}) {

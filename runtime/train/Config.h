@@ -37,6 +37,7 @@ struct RunConfig {
   int64_t checkpoint_every = 0, keep_checkpoints = 2, stop_after_epoch = 0;
   bool resume = false;
   bool print_schedule = false; // print the learning rate of every step, then exit
+  bool profile = false;        // --profile: time per layer and phase (train/Profile.h)
   std::string export_dir;      // --export: every output of every sample, after training
   int rank = 0, world = 1;
   int64_t global_batch() const { return per_rank_batch * accumulate * world; }

@@ -6,6 +6,7 @@
 #include "driver/Signals.h"
 #include "model/Model.h"
 #include "train/Evaluate.h"
+#include "train/Profile.h"
 #include "train/Schedule.h"
 
 #include <algorithm>
@@ -140,7 +141,9 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
     plan.shard(k, m, &lo, &hi);
     const int64_t b = hi - lo;
     b_rank += b;
+    const double data_t0 = now_s();
     load_batch(epoch, k, m, lo, hi, steps, order, plan);
+    if (Profiler::get().on()) Profiler::get().add(TrainerPhase::Data, now_s() - data_t0);
     float loss = 0;
     if (b > 0) {
       loss = backend_.train_step(a_, b, cfg_.seed, p_.step, int64_t(cfg_.rank) * M + m);
@@ -204,8 +207,13 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   stop_now_ = agreed && side[kSideTerm] > 0;
   p_.last_finite_loss = step_loss;
   p_.last_finite_step = p_.step;
-  p_.epoch_time_s += now_s() - t0;
-  p_.comm_time_s += sync_.take_comm_time();
+  const double step_s = now_s() - t0, comm_s = sync_.take_comm_time();
+  p_.epoch_time_s += step_s;
+  p_.comm_time_s += comm_s;
+  if (Profiler::get().on()) {
+    Profiler::get().add(TrainerPhase::AllReduce, comm_s);
+    Profiler::get().step_done(step_s);
+  }
   ++p_.step_in_epoch;
   const double rate = double(plan.global_batch()) * double(p_.step_in_epoch) / std::max(p_.epoch_time_s, 1e-9);
   console_.progress(cfg_, epoch, p_.step_in_epoch, steps, p_.loss_sum / std::max(p_.samples, 1.0), rate,

@@ -89,21 +89,27 @@ func.func @batchnorm_train(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tenso
 
 // -----
 
-// The gradient recomputes the statistics from x, then
-//   g = dy gamma,  dx = (g - sum(g)/m - xhat sum(g xhat)/m) / sqrt(var + eps),
-//   dgamma = sum(dy xhat),  dbeta = sum(dy)   (sums over N, H, W).
+// The gradient recomputes the statistics from x (two passes), then one pass
+// over dy and x gives both sums, dbeta = sum(dy) and dgamma = sum(dy xhat)
+// (sums over N, H, W; one linalg.generic with two outputs), and one more
+//   dx = (g - sum(g)/m - xhat sum(g xhat)/m) / sqrt(var + eps),  g = dy gamma,
+// with sum(g) = gamma dbeta and sum(g xhat) = gamma dgamma.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batchnorm_grad(
 // CHECK-SAME: %[[DY:[^:]*]]: tensor<?x6x4x4xf32>, %[[X:[^:]*]]: tensor<?x6x4x4xf32>, %[[G:[^:]*]]: tensor<6xf32>)
-// CHECK: %[[XH:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[X]], %{{.*}}, %{{.*}} :
-// CHECK: %[[GG:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[ID]]], {{.*}} ins(%[[DY]], %[[G]] :
-// CHECK: %[[SG:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[GG]] :
-// CHECK: %[[SGX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[GG]], %[[XH]] :
-// CHECK: %[[DX:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[GG]], %[[XH]], %{{.*}}, %[[SG]], %[[SGX]] :
-// CHECK: %[[DG:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]], %[[XH]] :
-// CHECK: %[[DB:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]] :
-// CHECK: return %[[DX]], %[[DG]], %[[DB]]
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]] :
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] :
+// CHECK: %[[SQS:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[MEAN]] :
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SQS]] :
+// CHECK: %[[SUMS:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]], %[[X]], %[[MEAN]], %[[VAR]] :
+// CHECK: math.sqrt
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: arith.mulf
+// CHECK: arith.addf {{.*}} fastmath<reassoc>
+// CHECK: %[[DX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[DY]], %[[G]], %[[X]], %[[MEAN]], %[[VAR]], %[[SUMS]]#0, %[[SUMS]]#1 :
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[DX]], %[[SUMS]]#1, %[[SUMS]]#0
 func.func @batchnorm_grad(%dy: tensor<?x6x4x4xf32>, %x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>) {
   %dx, %dgamma, %dbeta = dx.norm_grad "batchnorm" %dy, %x gamma(%g) {dims = 1 : i64, eps = 1.000000e-05 : f64} : (tensor<?x6x4x4xf32>, tensor<?x6x4x4xf32>, tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>)
   return %dx, %dgamma, %dbeta : tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>

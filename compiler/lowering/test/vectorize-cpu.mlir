@@ -177,3 +177,37 @@ func.func @in_place_sum(%buf: memref<4x16xf32>) {
   }
   return
 }
+
+// -----
+
+// Batch-norm's normalisation: the channel's mean and variance are read, and
+// 1/sqrt(var + eps) computed, once per channel outside the loop over H*W
+// (LLVM could not hoist them: the loop's stores might alias the loads).
+// CHECK-LABEL: func.func @normalize(
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
+// CHECK:   scf.for %[[CH:.*]] = %c0 to %c8 step %c1 {
+// CHECK:     memref.load
+// CHECK:     memref.load
+// CHECK:     math.sqrt {{.*}} : vector<16xf32>
+// CHECK:     scf.for %{{.*}} = %c0 to %c96 step %c16 {
+// CHECK-NOT:   math.sqrt
+// CHECK-NOT:   memref.load
+// CHECK:       vector.load
+// CHECK:       arith.divf {{.*}} : vector<16xf32>
+// CHECK:       vector.store
+// CHECK:     }
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @normalize(%x: memref<?x8x10x10xf32>, %m: memref<8xf32>, %v: memref<8xf32>, %y: memref<?x8x10x10xf32>) {
+  linalg.generic {indexing_maps = [#nchw, #ch, #ch, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %m, %v : memref<?x8x10x10xf32>, memref<8xf32>, memref<8xf32>) outs(%y : memref<?x8x10x10xf32>) {
+  ^bb0(%a: f32, %mean: f32, %var: f32, %o: f32):
+    %eps = arith.constant 1.0e-5 : f32
+    %c = arith.subf %a, %mean : f32
+    %ve = arith.addf %var, %eps : f32
+    %s = math.sqrt %ve : f32
+    %r = arith.divf %c, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -1,0 +1,127 @@
+#include "lowering/ProfilePoints.h"
+
+#include "lowering/LoweringUtils.h"
+#include "transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <map>
+
+namespace dx {
+namespace {
+
+constexpr llvm::StringLiteral kBegin = "dxrt_prof_begin", kPoint = "dxrt_prof_point";
+
+// The .dx layer paths in a location, in order, each once.
+void layersOf(mlir::Location loc, llvm::SmallVectorImpl<std::string> &out) {
+  if (auto n = mlir::dyn_cast<mlir::NameLoc>(loc)) {
+    std::string name = n.getName().str();
+    if (llvm::find(out, name) == out.end()) out.push_back(name);
+    return; // the child is the same layer's position
+  }
+  if (auto c = mlir::dyn_cast<mlir::CallSiteLoc>(loc)) return layersOf(c.getCallee(), out);
+  if (auto f = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    for (mlir::Location l : f.getLocations()) layersOf(l, out);
+}
+
+bool isBackward(mlir::Location loc) {
+  bool found = false;
+  loc->walk([&](mlir::Location l) {
+    if (auto f = mlir::dyn_cast<mlir::FusedLoc>(l))
+      if (auto s = mlir::dyn_cast_or_null<mlir::StringAttr>(f.getMetadata()); s && s.getValue() == kBackwardLocTag)
+        found = true;
+    return found ? mlir::WalkResult::interrupt() : mlir::WalkResult::advance();
+  });
+  return found;
+}
+
+// The kind of work an op does, or "" for bookkeeping (constants, views,
+// the workspace call) whose time goes to the next point.
+std::string kindOf(mlir::Operation *op) {
+  if (auto call = mlir::dyn_cast<mlir::func::CallOp>(op)) {
+    llvm::StringRef callee = call.getCallee();
+    if (callee == "dxrt_workspace" || callee == kBegin || callee == kPoint) return "";
+    return callee.starts_with("dxrt_") ? callee.drop_front(5).str() : callee.str();
+  }
+  if (mlir::isa<mlir::linalg::LinalgOp, mlir::memref::CopyOp, mlir::scf::ForOp, mlir::scf::ParallelOp,
+                mlir::scf::WhileOp, mlir::scf::IfOp>(op))
+    return "generated";
+  return "";
+}
+
+struct ProfilePointsPass : mlir::PassWrapper<ProfilePointsPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ProfilePointsPass)
+  llvm::StringRef getArgument() const override { return "dx-profile-points"; }
+  llvm::StringRef getDescription() const override {
+    return "Insert the --profile hooks (dxrt_prof_begin/point) and the region table dx_profile_regions";
+  }
+  void getDependentDialects(mlir::DialectRegistry &r) const override {
+    r.insert<mlir::LLVM::LLVMDialect, mlir::func::FuncDialect, mlir::arith::ArithDialect>();
+  }
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    mlir::MLIRContext *ctx = &getContext();
+    mlir::OpBuilder b(ctx);
+    b.setInsertionPointToStart(module.getBody());
+    auto i64 = b.getI64Type();
+    auto declare = [&](llvm::StringRef name, mlir::TypeRange args) {
+      if (module.lookupSymbol(name)) return;
+      auto fn = b.create<mlir::func::FuncOp>(module.getLoc(), name, b.getFunctionType(args, {}));
+      fn.setPrivate();
+    };
+    declare(kBegin, {});
+    declare(kPoint, {i64});
+
+    llvm::json::Array regions;
+    std::map<std::string, int64_t> ids;
+    const std::pair<const char *, const char *> functions[] = {
+        {"dx_train_step", "train"}, {"dx_eval_step", "eval"}, {"dx_update", "update"}};
+    for (auto [symbol, function] : functions) {
+      auto fn = module.lookupSymbol<mlir::func::FuncOp>(symbol);
+      if (!fn || fn.isExternal()) continue;
+      mlir::Block &entry = fn.getBody().front();
+      b.setInsertionPointToStart(&entry);
+      b.create<mlir::func::CallOp>(fn.getLoc(), kBegin, mlir::TypeRange{});
+      llvm::SmallVector<mlir::Operation *> work;
+      for (mlir::Operation &op : entry.without_terminator())
+        if (!kindOf(&op).empty()) work.push_back(&op);
+      for (mlir::Operation *op : work) {
+        llvm::SmallVector<std::string> layers;
+        layersOf(op->getLoc(), layers);
+        std::string layer = llvm::join(layers, " + ");
+        std::string phase = llvm::StringRef(function) == "train" ? (isBackward(op->getLoc()) ? "backward" : "forward")
+                                                                 : function;
+        std::string kind = kindOf(op);
+        std::string key = std::string(function) + '\n' + layer + '\n' + phase + '\n' + kind;
+        auto [it, added] = ids.try_emplace(key, int64_t(regions.size()));
+        if (added)
+          regions.push_back(llvm::json::Object{{"function", function}, {"layer", layer}, {"phase", phase}, {"kind", kind}});
+        b.setInsertionPointAfter(op);
+        mlir::Value id = b.create<mlir::arith::ConstantIntOp>(op->getLoc(), it->second, 64);
+        b.create<mlir::func::CallOp>(op->getLoc(), kPoint, mlir::TypeRange{}, mlir::ValueRange{id});
+      }
+    }
+
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::json::Value(std::move(regions));
+    os.flush();
+    lower::addStringGlobal(module, "dx_profile_regions", std::move(text));
+  }
+};
+
+} // namespace
+
+std::unique_ptr<mlir::Pass> createProfilePointsPass() { return std::make_unique<ProfilePointsPass>(); }
+void registerProfilePointsPass() { mlir::PassRegistration<ProfilePointsPass>(); }
+
+} // namespace dx
