@@ -1,38 +1,69 @@
 #!/usr/bin/env bash
-# Training speed of DeepEx against PyTorch on one CPU core: the Fashion-MNIST
-# MLP and CNN (examples/fashion-mnist/{mlp,cnn}.dx) for one epoch each, the
-# DeepEx executable against the same network, initialisation, optimizer,
-# learning-rate schedule, batch and data in PyTorch (bench/torch_fashion.py,
-# run with Debian's /usr/bin/python3 and its python3-torch).
+# Training speed of DeepEx against PyTorch on one CPU core, one epoch per
+# model (or its first N steps), the DeepEx executable against the same
+# network, initialisation, optimizer, learning-rate schedule, batch, loss and
+# data in PyTorch (bench/torch_models.py, run with Debian's /usr/bin/python3
+# and its python3-torch):
 #
-#   bench/vs_pytorch.sh [--models mlp,cnn] [--repeat N] [--steps N] [--seed S]
-#                       [--build DIR] [--python PY] [--keep DIR]
+#   mlp         examples/fashion-mnist/mlp.dx      Fashion-MNIST (installed)
+#   cnn         examples/fashion-mnist/cnn.dx      Fashion-MNIST (installed)
+#   cvae        examples/protein-folding/cvae.dx   contact maps of dx-datagen peptide
+#   microscopy  examples/microscopy/cnn.dx         STEM images of dx-datagen stem
 #
-#   --models   which models, comma-separated (default mlp,cnn)
-#   --repeat   run each model on each side N times (default 1); the table
-#              gives the best and the median time
-#   --steps    stop after N training steps (default: the whole epoch, 938
-#              steps); both sides run the same N steps with the same
-#              learning rates, and the times compare those N steps
-#   --seed     seed of both sides (default 1)
-#   --build    the build directory with compiler/dxc (default build)
-#   --python   the Python with torch (default /usr/bin/python3)
-#   --keep     keep the executables, logs and results.jsonl in DIR
+#   bench/vs_pytorch.sh [--models mlp,cnn,cvae,microscopy] [--repeat N] [--steps N]
+#                       [--seed S] [--build DIR] [--python PY] [--keep DIR]
+#                       [--peptide-args ARGS] [--stem-args ARGS]
+#
+#   --models        which models, comma-separated (default all four)
+#   --repeat        run each model on each side N times (default 1); the
+#                   table gives the best and the median time
+#   --steps         stop after N training steps (default: the whole epoch);
+#                   both sides run the same N steps with the same learning
+#                   rates, and the times compare those N steps
+#   --seed          seed of both sides (default 1)
+#   --build         the build directory with compiler/dxc and datagen/dx-datagen
+#                   (default build)
+#   --python        the Python with torch (default /usr/bin/python3)
+#   --keep          keep the executables, data, logs and results.jsonl in DIR
+#                   (data already there with the same generator flags is reused)
+#   --peptide-args  dx-datagen peptide flags instead of the defaults below
+#   --stem-args     dx-datagen stem flags instead of the defaults below
+#
+# Data generated into the work directory (a temporary one unless --keep),
+# only for the models asked for, both sides reading the same files:
+#
+#   data/peptide/  dx-datagen peptide --trajectories 30 --frames 500 --stride 100
+#                  --equilibration 2000: 12,000 train and 3,000 test contact
+#                  maps, 188 steps of 64 (about 10 s; the example's defaults,
+#                  60 x 500 frames at stride 300, take about a minute)
+#   data/stem/     dx-datagen stem --train 10000 --test 2000 (the example's
+#                  defaults): 64x64 images of 5 lattices, 157 steps (about 5 s)
 #
 # Times are the sums of the training steps' wall times (DeepEx's epoch_time_s:
 # gather a batch, forward, backward, update), without start-up, data loading,
 # shuffling and the evaluation on the test set. Runs are interleaved
-# (DeepEx mlp, PyTorch mlp, DeepEx cnn, PyTorch cnn, then again for each
+# (DeepEx mlp, PyTorch mlp, DeepEx cnn, PyTorch cnn, ..., then again for each
 # repeat) so that on a noisy, shared machine both sides meet much the same load.
-# Prints Markdown: every run, then per model the DeepEx and PyTorch times,
-# their ratio (target <= 1.0) and both test accuracies.
+# Prints Markdown: every run, then per model the DeepEx and PyTorch ms/step,
+# their ratio (target <= 0.5), both train losses with a loss check (within 10%
+# after the same steps; printed, never fatal) and both test accuracies.
+#
+# With cnn among the models, also the GFLOP/s of DeepEx's Fashion-MNIST CNN
+# step against the one-core sgemm rate (target >= 50%): a step counted as
+# 3 x the forward FLOPs (flops_per_sample of the metrics log's start event)
+# x the batch; the rate of a 1024x1024x1024 dnnl_sgemm (and cblas_sgemm) on
+# one thread by bench/sgemm_rate.c, built into the work directory with cc and
+# run before each round of runs and after the last (the reference is the mean
+# of the oneDNN rates). Its lines go into results.jsonl too.
 set -euo pipefail
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 cd "$(dirname "$self")/.."
 
-usage() { sed -n '2,28p' "$self" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$self" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-models=mlp,cnn repeat=1 steps=0 seed=1 build=build python=/usr/bin/python3 keep=""
+models=mlp,cnn,cvae,microscopy repeat=1 steps=0 seed=1 build=build python=/usr/bin/python3 keep=""
+peptide_args="--trajectories 30 --frames 500 --stride 100 --equilibration 2000"
+stem_args="--train 10000 --test 2000"
 while [ $# -gt 0 ]; do
   case $1 in
     --models) models=${2:?}; shift 2 ;;
@@ -49,6 +80,10 @@ while [ $# -gt 0 ]; do
     --python=*) python=${1#*=}; shift ;;
     --keep) keep=${2:?}; shift 2 ;;
     --keep=*) keep=${1#*=}; shift ;;
+    --peptide-args) peptide_args=${2?}; shift 2 ;;
+    --peptide-args=*) peptide_args=${1#*=}; shift ;;
+    --stem-args) stem_args=${2?}; shift 2 ;;
+    --stem-args=*) stem_args=${1#*=}; shift ;;
     -h|--help) usage ;;
     *) echo "$0: unknown argument '$1'" >&2; usage ;;
   esac
@@ -56,17 +91,39 @@ done
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || { echo "$0: --repeat wants a positive integer, got '$repeat'" >&2; exit 2; }
 [[ $steps =~ ^[0-9]+$ ]] || { echo "$0: --steps wants a non-negative integer, got '$steps'" >&2; exit 2; }
 [[ $seed =~ ^[0-9]+$ ]] || { echo "$0: --seed wants a non-negative integer, got '$seed'" >&2; exit 2; }
+
+# The .dx file of each model.
+source_of() {
+  case $1 in
+    mlp) echo examples/fashion-mnist/mlp.dx ;;
+    cnn) echo examples/fashion-mnist/cnn.dx ;;
+    cvae) echo examples/protein-folding/cvae.dx ;;
+    microscopy) echo examples/microscopy/cnn.dx ;;
+  esac
+}
 IFS=, read -r -a model_list <<< "$models"
+[ ${#model_list[@]} -gt 0 ] || { echo "$0: --models is empty" >&2; exit 2; }
+need_fashion=0 need_peptide=0 need_stem=0 need_sgemm=0
 for m in "${model_list[@]}"; do
-  if [[ $m != mlp && $m != cnn ]]; then echo "$0: unknown model '$m' (mlp, cnn)" >&2; exit 2; fi
+  case $m in
+    mlp) need_fashion=1 ;;
+    cnn) need_fashion=1 need_sgemm=1 ;;
+    cvae) need_peptide=1 ;;
+    microscopy) need_stem=1 ;;
+    *) echo "$0: unknown model '$m' (mlp, cnn, cvae, microscopy)" >&2; exit 2 ;;
+  esac
 done
 
-dxc=$build/compiler/dxc
+dxc=$build/compiler/dxc datagen=$build/datagen/dx-datagen
 [ -x "$dxc" ] || { echo "$0: no $dxc; build first (bash scripts/setup.sh build)" >&2; exit 1; }
-"$python" -c "import torch" 2> /dev/null ||
-  { echo "$0: $python cannot import torch (apt-get install python3-torch)" >&2; exit 1; }
-[ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] ||
-  { echo "$0: Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist)" >&2; exit 1; }
+if [ $((need_peptide + need_stem)) -gt 0 ] && [ ! -x "$datagen" ]; then
+  echo "$0: no $datagen; build first (bash scripts/setup.sh build)" >&2; exit 1
+fi
+"$python" -c "import torch, numpy" 2> /dev/null ||
+  { echo "$0: $python cannot import torch and numpy (apt-get install python3-torch)" >&2; exit 1; }
+if [ "$need_fashion" = 1 ] && [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+  echo "$0: Fashion-MNIST is not installed (apt-get install dataset-fashion-mnist)" >&2; exit 1
+fi
 
 if [ -n "$keep" ]; then
   mkdir -p "$keep"
@@ -77,48 +134,88 @@ else
 fi
 results=$work/results.jsonl
 : > "$results"
-helper=bench/torch_fashion.py
+helper=bench/torch_models.py
 
-cpus=$(nproc)    # before OMP_NUM_THREADS=1, which nproc obeys
+cpus=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)    # nproc obeys OMP_NUM_THREADS
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# The generated data sets, in $work/data/ where the executables (run in $work)
+# find the .dx files' relative paths data/peptide/..., data/stem/...; a stamp
+# with the generator's flags lets a --keep directory reuse them.
+generate() { # generate KIND FLAGS
+  local kind=$1 flags=$2 dir=$work/data/$1
+  if [ -f "$dir/.flags" ] && [ "$(cat "$dir/.flags")" = "$flags" ]; then
+    echo "reusing $dir (dx-datagen $kind $flags)" >&2
+    return
+  fi
+  echo "generating $dir: dx-datagen $kind $flags" >&2
+  rm -rf "$dir"
+  # shellcheck disable=SC2086  # the flags are words
+  flock -s /tmp/dx-build.lock "$datagen" "$kind" $flags -o "$dir" --quiet > "$work/datagen-$kind.out" 2>&1 ||
+    { cat "$work/datagen-$kind.out" >&2; exit 1; }
+  printf '%s' "$flags" > "$dir/.flags"
+}
+[ "$need_peptide" = 1 ] && generate peptide "$peptide_args"
+[ "$need_stem" = 1 ] && generate stem "$stem_args"
 
 # One thread everywhere: DeepEx's OpenBLAS, PyTorch's OpenMP and oneDNN.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 
+# The one-core sgemm rate, the reference of the CNN's GFLOP/s: linked like
+# libdxrt's products (oneDNN, OpenBLAS), run between the rounds of runs.
+if [ "$need_sgemm" = 1 ]; then
+  echo "building $work/sgemm_rate" >&2
+  cc -O2 -fopenmp -o "$work/sgemm_rate" bench/sgemm_rate.c -ldnnl -lopenblas -lm 2> "$work/sgemm_rate.build.err" ||
+    { cat "$work/sgemm_rate.build.err" >&2; echo "$0: cannot build bench/sgemm_rate.c (libdnnl-dev, libopenblas-dev)" >&2; exit 1; }
+fi
+sgemm_rate() { # sgemm_rate LABEL: one line of results.jsonl
+  [ "$need_sgemm" = 1 ] || return 0
+  echo "sgemm rate, $1" >&2
+  "$work/sgemm_rate" --json --label "$1" >> "$results" 2> "$work/sgemm_rate.err" ||
+    { cat "$work/sgemm_rate.err" >&2; echo "$0: bench/sgemm_rate.c failed" >&2; exit 1; }
+}
+
 for m in "${model_list[@]}"; do
-  echo "compiling examples/fashion-mnist/$m.dx" >&2
+  src=$(source_of "$m")
+  echo "compiling $src" >&2
   # A shared lock: waits for a `flock /tmp/dx-build.lock ninja -C build` that is
   # rebuilding libdxrt or dxc, and keeps the next one from starting meanwhile.
-  flock -s /tmp/dx-build.lock "$dxc" compile "examples/fashion-mnist/$m.dx" -o "$work/$m" 2> "$work/$m.compile.err" ||
+  flock -s /tmp/dx-build.lock "$dxc" compile "$src" -o "$work/$m" 2> "$work/$m.compile.err" ||
     { cat "$work/$m.compile.err" >&2; exit 1; }
 done
 
 step_flags=()
 [ "$steps" -gt 0 ] && step_flags=(--max-steps "$steps")
 for ((r = 1; r <= repeat; r++)); do
+  sgemm_rate "before round $r"
   for m in "${model_list[@]}"; do
     echo "run $r/$repeat: $m DeepEx" >&2
     log=$work/$m.deepex.$r.jsonl
     rm -f "$log"
     # In $work, so that anything the run writes relative to its directory
-    # (checkpoints) stays out of the repository.
+    # (checkpoints) stays out of the repository, and data/... is found.
     (cd "$work" && "./$m" --epochs 1 --seed "$seed" --log "$log" ${step_flags[@]+"${step_flags[@]}"}) \
       > "$work/$m.deepex.$r.out" 2>&1 ||
       { echo "$0: the DeepEx $m run failed:" >&2; tail -5 "$work/$m.deepex.$r.out" >&2; exit 1; }
     "$python" "$helper" deepex "$log" --model "$m" --run "$r" --out "$results"
     echo "run $r/$repeat: $m PyTorch" >&2
-    "$python" "$helper" train --model "$m" --steps "$steps" --seed "$seed" --run "$r" --out "$results" \
-      > "$work/$m.pytorch.$r.out" 2>&1 ||
+    "$python" "$helper" train --model "$m" --data "$work/data" --steps "$steps" --seed "$seed" --run "$r" \
+      --out "$results" > "$work/$m.pytorch.$r.out" 2>&1 ||
       { echo "$0: the PyTorch $m run failed:" >&2; tail -5 "$work/$m.pytorch.$r.out" >&2; exit 1; }
   done
 done
+sgemm_rate "after round $repeat"
 
-echo "# DeepEx vs PyTorch, Fashion-MNIST, one CPU thread, batch 64, $(
-  [ "$steps" -gt 0 ] && echo "the first $steps steps of one epoch" || echo "one epoch")"
+echo "# DeepEx vs PyTorch, one CPU thread, batch 64, $(
+  [ "$steps" -gt 0 ] && echo "the first $steps steps of one epoch" || echo "one epoch"): ${model_list[*]}"
 echo
 echo "$cpus CPUs; load average $load_start before the runs, $(cut -d' ' -f1-3 /proc/loadavg) after;" \
   "$("$python" -c 'import torch; print("PyTorch", torch.__version__)'); $(git log -1 --format='commit %h' 2> /dev/null)$(
   git diff --quiet HEAD -- compiler runtime stdlib 2> /dev/null || echo ' + uncommitted changes in compiler/runtime/stdlib')"
+data_line=""
+[ "$need_peptide" = 1 ] && data_line+="cvae: dx-datagen peptide $peptide_args; "
+[ "$need_stem" = 1 ] && data_line+="microscopy: dx-datagen stem $stem_args; "
+[ -n "$data_line" ] && { echo; echo "Data: ${data_line%; }."; }
 echo
 "$python" "$helper" table "$results"
-if [ -n "$keep" ]; then echo "(executables, logs and results.jsonl kept in $work)" >&2; fi
+if [ -n "$keep" ]; then echo "(executables, data, logs and results.jsonl kept in $work)" >&2; fi
