@@ -5,6 +5,7 @@
 #include "lowering/BuildABI.h"
 #include "lowering/CudaKernelNames.h"
 #include "lowering/EmulateGpuOrder.h"
+#include "lowering/FuseCheapProducers.h"
 #include "lowering/LowerDx.h"
 #include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
@@ -68,6 +69,7 @@ void registerPipelinePasses() {
     registerStripFastMathPass();
     registerVectorizeCpuPass();
     registerProfilePointsPass();
+    registerFuseCheapProducersPass();
     registerCudaPipelines();
   });
 }
@@ -326,7 +328,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   // dx-to-linalg runs before inlining: random ops read the training mode and the
   // rng key (seed, step, rank) from the function they are in, M_train_step.
   if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg, inline, symbol-dce, canonicalize, cse, "
-                                     "linalg-fuse-elementwise-ops, canonicalize, cse")))
+                                     "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, canonicalize, cse")))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);

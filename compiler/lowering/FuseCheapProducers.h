@@ -1,0 +1,22 @@
+#pragma once
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace dx {
+
+// dx-fuse-cheap-producers: after linalg-fuse-elementwise-ops (which fuses a
+// producer only into its single user), an elementwise producer with several
+// users is fused into all of them (recomputed in each) when that moves
+// fewer tensors through memory: it is cheap (a few arith ops, no math
+// function), every user is a linalg.generic it can fuse into, and
+//   inputs * users < inputs + 1 + users
+// (each user then reads the producer's inputs instead of its one result,
+// and the producer's own pass, reads and write, goes away). The relu
+// gradient feeding both sums and the input gradient of a batch norm is the
+// case it is for: one pass over the activation fewer.
+std::unique_ptr<mlir::Pass> createFuseCheapProducersPass();
+void registerFuseCheapProducersPass();
+
+} // namespace dx
