@@ -26,6 +26,25 @@
 namespace dx {
 namespace {
 
+// A text stage's output: to the file -o names, else (or with "-o -") to
+// standard output. Returns the exit code.
+int writeText(const std::string &output, const std::string &text) {
+  if (output.empty() || output == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(output, ec, llvm::sys::fs::OF_Text);
+  if (!ec) out << text;
+  if (!ec) out.close();
+  if (ec || out.has_error()) {
+    llvm::errs() << "dxc: error: cannot write " << output << ": " << (ec ? ec : out.error()).message() << "\n";
+    out.clear_error();
+    return 1;
+  }
+  return 0;
+}
+
 // The .dx position of a location: the innermost file:line:col, plus the
 // block call sites it was instantiated from.
 void describe(mlir::Location loc, std::string &where, std::vector<std::string> &sites) {
@@ -254,29 +273,14 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   if (e == "dx" || e == "dx-grad" || e == "linalg") {
     mlir::OpPrintingFlags flags;
     if (req.printLocations) flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-    module->print(llvm::outs(), flags);
-    llvm::outs() << "\n";
-    return 0;
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, flags);
+    os << "\n";
+    os.flush();
+    return writeText(req.output, text);
   }
-  if (e == "llvm") {
-    llvm::outs() << llvmIR;
-    return 0;
-  }
-  if (e == "ptx") {
-    // The kernels' PTX: standard output, or the file -o names.
-    if (req.output.empty()) {
-      llvm::outs() << llvmIR;
-      return 0;
-    }
-    std::error_code ec;
-    llvm::raw_fd_ostream out(req.output, ec, llvm::sys::fs::OF_Text);
-    if (ec) {
-      llvm::errs() << "dxc: error: cannot write " << req.output << ": " << ec.message() << "\n";
-      return 1;
-    }
-    out << llvmIR;
-    return 0;
-  }
+  if (e == "llvm" || e == "ptx") return writeText(req.output, llvmIR); // LLVM IR, or the kernels' PTX
   if (e == "obj") return 0;
   std::string output = req.output.empty() ? stem(req.input) : req.output;
   int rc = link(opts.objectPath, output, cuda);

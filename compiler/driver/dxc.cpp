@@ -92,7 +92,16 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     if (o.verify) return dx::verifyDiagnostics(diags, std::cerr) ? 0 : 1;
     diags.render(std::cerr, color);
     if (!mod || diags.hasErrors()) return 1;
-    dx::dumpAST(std::cout, *mod->main, sm);
+    if (o.output.empty() || o.output == "-") {
+      dx::dumpAST(std::cout, *mod->main, sm);
+      return 0;
+    }
+    std::ofstream out(o.output);
+    if (out) dx::dumpAST(out, *mod->main, sm);
+    if (!out || !out.flush()) {
+      std::cerr << "dxc: error: cannot write " << o.output << "\n";
+      return 1;
+    }
     return 0;
   }
 
@@ -198,7 +207,7 @@ int main(int argc, char **argv) {
   addCommon(check);
   CLI::App *compile = app.add_subcommand("compile", "compile a .dx file to an executable");
   addCommon(compile);
-  compile->add_option("-o,--output", o.output, "the executable to write");
+  compile->add_option("-o,--output", o.output, "the executable to write (with --emit: the stage's file; - or none: standard output)");
   compile->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   compile->add_flag("--remarks", o.remarks, "show the code generator's remarks (e.g. buffers the memory plan left on the heap)");
   compile->add_option("--cpu", o.cpu, "the CPU to generate code for: an LLVM CPU name, or native (default x86-64-v3)");
@@ -307,6 +316,12 @@ int main(int argc, char **argv) {
   if ((!o.emulateGpu.empty() || o.strictFp) && o.target != "cpu") {
     std::cerr << "dxc: error: " << (o.strictFp ? "--strict-fp" : "--emulate-gpu")
               << " is a test of CPU builds: it needs --target=cpu\n";
+    return 2;
+  }
+  if (o.split && !o.output.empty() && !o.emit.empty() && o.emit != "obj") {
+    // Every chunk would write the same file, the last one winning.
+    std::cerr << "dxc: error: -o " << o.output << " with --split-input-file: the chunks' " << o.emit
+              << " would overwrite each other; leave -o out to print them all\n";
     return 2;
   }
   if (study->parsed()) {
