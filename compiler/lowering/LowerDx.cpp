@@ -280,7 +280,6 @@ std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, V
   }, {id, statMap, statMap});
   Value g = gamma ? ew(b, loc, t, {dy, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }, {id, paramMap})
                   : dy;
-  Value gx = ew(b, loc, t, {g, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
   Value sumG, sumGX, dgamma, dbeta;
   if (llvm::equal(paramDims, statDims)) {
     // Batch norm: parameters and statistics both per channel, so
@@ -293,6 +292,7 @@ std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, V
     sumGX =
         gamma ? ew(b, loc, statType, {sdyx, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }) : sdyx;
   } else {
+    Value gx = ew(b, loc, t, {g, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
     sumG = reduceSum(b, loc, g, statDims, statType);
     sumGX = reduceSum(b, loc, gx, statDims, statType);
   }
