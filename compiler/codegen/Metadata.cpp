@@ -20,6 +20,12 @@ llvm::json::Array numbers(const std::vector<double> &v) {
   return a;
 }
 
+llvm::json::Array ints(const std::vector<int64_t> &v) {
+  llvm::json::Array a;
+  for (int64_t x : v) a.push_back(x);
+  return a;
+}
+
 llvm::json::Array strings(const std::vector<std::string> &v) {
   llvm::json::Array a;
   for (const std::string &x : v) a.push_back(x);
@@ -31,7 +37,7 @@ llvm::json::Array strings(const std::vector<std::string> &v) {
 void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceManager &sm, const std::string &target) {
   mlir::Builder b(module.getContext());
   llvm::json::Object meta;
-  meta["format"] = 1;
+  meta["format"] = 2;
   meta["target"] = target;
   meta["source"] = sm.path(prog.module.main->fileId);
   if (!prog.models.empty() && prog.train) {
@@ -42,6 +48,7 @@ void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceMana
     meta["input"] = llvm::json::Object{{"name", g.inputNames[0]}, {"shape", perSample(in)},
                                        {"floats", in.staticElements()}};
     meta["labels"] = g.labels >= 0;
+    meta["targets"] = g.targets >= 0;
     llvm::json::Array outs;
     for (size_t i = 0; i < g.outputs.size(); ++i) {
       const TensorType &t = g.values[g.outputs[i]].type;
@@ -95,20 +102,22 @@ void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceMana
   }
   if (prog.dataset) {
     const DatasetConfig &d = *prog.dataset;
-    llvm::json::Array sample;
-    for (int64_t x : d.sample) sample.push_back(x);
     meta["dataset"] = llvm::json::Object{{"name", d.name},
                                          {"format", d.format},
                                          {"train", strings(d.trainFiles)},
                                          {"test", strings(d.testFiles)},
-                                         {"sample", std::move(sample)},
+                                         {"sample", ints(d.sample)},
                                          {"classes", d.classes},
+                                         {"transform", d.transform},
                                          {"scale", d.scale},
                                          {"mean", numbers(d.mean)},
                                          {"std", numbers(d.std)},
                                          {"label_column", d.labelColumn},
                                          {"header", d.header},
-                                         {"labels", d.hasLabels}};
+                                         {"labels", d.hasLabels},
+                                         {"label_shape", ints(d.labelShape)},
+                                         {"targets", d.hasTargets},
+                                         {"target_shape", ints(d.targetShape)}};
     // Only folder datasets augment; other formats' metadata stays as it was.
     if (d.format == "folder") (*meta.getObject("dataset"))["augment"] = strings(d.augment);
   }

@@ -17,6 +17,13 @@ class DxRegistryOp : public mlir::OpTrait::TraitBase<ConcreteType, DxRegistryOp>
 // operand types and attributes, and checks its result and parameter types.
 mlir::LogicalResult verifyAgainstRegistry(mlir::Operation *op);
 
+// The `kind` of dx.pairwise_loss_grad for a pairwise loss op ("dx.mse" ->
+// "mse"); l1 is mae under another name.
+inline std::string pairwiseLossKind(llvm::StringRef opName) {
+  llvm::StringRef kind = opName.drop_front(3);
+  return kind == "l1" ? "mae" : kind.str();
+}
+
 } // namespace dx::ir
 
 #include "dialect/DxDialect.h.inc"

@@ -51,9 +51,10 @@ def Dx_SoftmaxCrossEntropyGradOp : Dx_GradOp<"softmax_cross_entropy_grad"> {
 }
 
 def Dx_PairwiseLossGradOp : Dx_GradOp<"pairwise_loss_grad"> {
-  let summary = "Gradients of bce_with_logits, binary_cross_entropy or mse w.r.t. prediction and target";
+  let summary = "Gradients of bce_with_logits, binary_cross_entropy, mse, mae (l1) or huber (with its delta) "
+                "w.r.t. prediction and target";
   let arguments = (ins AnyRankedTensor:$prediction, AnyRankedTensor:$target, AnyRankedTensor:$dloss,
-                       StrAttr:$kind, StrAttr:$reduction);
+                       StrAttr:$kind, StrAttr:$reduction, OptionalAttr<F64Attr>:$delta);
   let results = (outs AnyRankedTensor:$dprediction, AnyRankedTensor:$dtarget);
   let assemblyFormat = "$kind $prediction `,` $target `,` $dloss attr-dict `:` functional-type(operands, results)";
 }

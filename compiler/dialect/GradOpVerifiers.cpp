@@ -65,15 +65,20 @@ mlir::LogicalResult SoftmaxGradOp::verify() {
 
 mlir::LogicalResult SoftmaxCrossEntropyGradOp::verify() {
   auto logits = type(getLogits()), labels = type(getLabels());
-  if (logits.getRank() != 2 || labels.getRank() != 1 || !labels.getElementType().isSignlessInteger())
-    return emitOpError("expects [N, C] logits and [N] integer labels");
+  bool match = logits.getRank() >= 2 && labels.getRank() == logits.getRank() - 1 &&
+               labels.getElementType().isSignlessInteger() && labels.getDimSize(0) == logits.getDimSize(0);
+  for (int64_t k = 2; match && k < logits.getRank(); ++k) match = labels.getDimSize(k - 1) == logits.getDimSize(k);
+  if (!match) return emitOpError("expects [N, C, ...] logits and [N, ...] integer labels");
   if (mlir::failed(isScalar(*this, getDloss(), "dloss"))) return mlir::failure();
   return sameShape(*this, getLogits(), getDlogits(), "logits and dlogits");
 }
 
 mlir::LogicalResult PairwiseLossGradOp::verify() {
-  if (getKind() != "bce_with_logits" && getKind() != "binary_cross_entropy" && getKind() != "mse")
+  if (!llvm::is_contained({"bce_with_logits", "binary_cross_entropy", "mse", "mae", "huber"}, getKind()))
     return emitOpError("unknown loss '") << getKind() << "'";
+  if ((getKind() == "huber") != getDelta().has_value())
+    return emitOpError(getKind() == "huber" ? "huber needs a delta" : "only huber takes a delta");
+  if (getDelta() && !(getDelta()->convertToDouble() > 0)) return emitOpError("delta must be > 0");
   if (getReduction() != "mean" && getReduction() != "sum" && getReduction() != "batch_mean")
     return emitOpError("unknown reduction '") << getReduction() << "'";
   if (mlir::failed(isScalar(*this, getDloss(), "dloss"))) return mlir::failure();

@@ -127,12 +127,14 @@ mlir::func::FuncOp newExport(OpBuilder &b, mlir::ModuleOp module, Location loc, 
 
 // Arguments of an inner function, built from the exported function's memrefs.
 llvm::SmallVector<Value> innerArgs(OpBuilder &b, Location loc, mlir::func::FuncOp inner, const Layout &l, Value params,
-                                   Value buffers, Value x, Value labels, Value batch, Value rng) {
+                                   Value buffers, Value x, Value labels, Value targets, Value batch, Value rng) {
   llvm::SmallVector<Value> args;
   for (unsigned i = 0; i < inner.getNumArguments(); ++i) {
     auto t = mlir::cast<mlir::RankedTensorType>(inner.getArgument(i).getType());
     if (inner.getArgAttr(i, "dx.input")) args.push_back(asTensor(b, loc, batchView(b, loc, x, batch, t), t));
     else if (inner.getArgAttr(i, "dx.labels")) args.push_back(asTensor(b, loc, batchView(b, loc, labels, batch, t), t));
+    else if (inner.getArgAttr(i, "dx.targets"))
+      args.push_back(asTensor(b, loc, batchView(b, loc, targets, batch, t), t));
     else if (inner.getArgAttr(i, "dx.rng")) args.push_back(rng);
     else {
       auto name = inner.getArgAttrOfType<mlir::StringAttr>(i, "dx.param").getValue();
@@ -148,13 +150,13 @@ void buildTrainStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp step
   Location loc = step.getLoc();
   auto f32m = flat(b.getF32Type()), i64m = flat(b.getI64Type());
   auto i64 = b.getI64Type();
-  auto fn = newExport(b, module, loc, "dx_train_step", {f32m, f32m, f32m, f32m, f32m, i64m, i64, i64, i64, i64},
+  auto fn = newExport(b, module, loc, "dx_train_step", {f32m, f32m, f32m, f32m, f32m, i64m, f32m, i64, i64, i64, i64},
                       {b.getF32Type()});
   auto a = fn.getArguments();
-  Value batch = b.create<arith::IndexCastOp>(loc, b.getIndexType(), a[6]);
+  Value batch = b.create<arith::IndexCastOp>(loc, b.getIndexType(), a[7]);
   Value rng = b.create<mlir::tensor::FromElementsOp>(loc, mlir::RankedTensorType::get({3}, i64),
-                                                     mlir::ValueRange{a[7], a[8], a[9]});
-  auto args = innerArgs(b, loc, step, l, a[0], a[1], a[4], a[5], batch, rng);
+                                                     mlir::ValueRange{a[8], a[9], a[10]});
+  auto args = innerArgs(b, loc, step, l, a[0], a[1], a[4], a[5], a[6], batch, rng);
   auto call = b.create<mlir::func::CallOp>(loc, step, args);
   for (unsigned r = 1; r < step.getNumResults(); ++r) {
     auto t = mlir::cast<mlir::RankedTensorType>(call.getResult(r).getType());
@@ -170,10 +172,11 @@ void buildTrainStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp step
 void buildEvalStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp eval, const Layout &l) {
   Location loc = eval.getLoc();
   auto f32m = flat(b.getF32Type()), i64m = flat(b.getI64Type());
-  auto fn = newExport(b, module, loc, "dx_eval_step", {f32m, f32m, f32m, i64m, f32m, b.getI64Type()}, {b.getF32Type()});
+  auto fn = newExport(b, module, loc, "dx_eval_step", {f32m, f32m, f32m, i64m, f32m, f32m, b.getI64Type()},
+                      {b.getF32Type()});
   auto a = fn.getArguments();
-  Value batch = b.create<arith::IndexCastOp>(loc, b.getIndexType(), a[5]);
-  auto args = innerArgs(b, loc, eval, l, a[0], a[1], a[2], a[3], batch, Value());
+  Value batch = b.create<arith::IndexCastOp>(loc, b.getIndexType(), a[6]);
+  auto args = innerArgs(b, loc, eval, l, a[0], a[1], a[2], a[3], a[4], batch, Value());
   auto call = b.create<mlir::func::CallOp>(loc, eval, args);
   // Output k fills [batch * before_k, batch * (before_k + floats_k)) of the
   // outputs buffer, before_k = the per-sample floats of outputs 0..k-1: the
@@ -184,7 +187,7 @@ void buildEvalStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp eval,
     Value offset;
     if (before > 0)
       offset = b.create<arith::MulIOp>(loc, batch, b.create<arith::ConstantIndexOp>(loc, before));
-    storeInto(b, loc, call.getResult(r), batchView(b, loc, a[4], batch, outType, offset));
+    storeInto(b, loc, call.getResult(r), batchView(b, loc, a[5], batch, outType, offset));
     int64_t perSample = 1;
     for (int64_t d : outType.getShape().drop_front()) perSample *= d;
     before += perSample;

@@ -75,6 +75,9 @@ struct S {
   // 1/sqrt: math.rsqrt has no LLVM lowering.
   Value rsqrt(Value x) { return div(c(1), b.create<math::SqrtOp>(l, x)); }
   Value gt0(Value x) { return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, x, c(0)); }
+  Value lt(Value x, Value y) { return b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OLT, x, y); }
+  // -1, 0 or 1 (0 at ±0, as torch.sign; NaN stays NaN through the caller's product).
+  Value sign(Value x) { return select(gt0(x), c(1), select(lt(x, c(0)), c(-1), c(0))); }
   Value select(Value cond, Value x, Value y) { return b.create<arith::SelectOp>(l, cond, x, y); }
   Value sigmoid(Value x) { return div(c(1), add(c(1), exp(neg(x)))); }
 };
@@ -340,6 +343,9 @@ const llvm::StringMap<Lowering> &lowerings() {
     unary("dx.neg", [](S &s, Value x, Operation *) { return s.neg(x); });
     unary("dx.exp", [](S &s, Value x, Operation *) { return s.exp(x); });
     unary("dx.log", [](S &s, Value x, Operation *) { return s.log(x); });
+    unary("dx.log1p", [](S &s, Value x, Operation *) { return s.log1p(x); });
+    unary("dx.abs", [](S &s, Value x, Operation *) { return s.abs(x); });
+    unary("dx.sign", [](S &s, Value x, Operation *) { return s.sign(x); });
     unary("dx.sqrt", [](S &s, Value x, Operation *) { return s.b.create<math::SqrtOp>(s.l, x).getResult(); });
     unary("dx.square", [](S &s, Value x, Operation *) { return s.mul(x, x); });
     unary("dx.relu", [](S &s, Value x, Operation *) { return s.max(x, s.c(0)); });
@@ -776,13 +782,16 @@ const llvm::StringMap<Lowering> &lowerings() {
     };
 
     // ---- losses ----
+    // Logits [N, C, ...]: the classes are dim 1, a "row" is every other
+    // index (a sample, or a pixel of one), and the mean is over the rows.
     r["dx.softmax_cross_entropy"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       Value x = op->getOperand(0), labels = op->getOperand(1);
       auto t = ttype(x);
       auto rowT = dropShape(t, {1});
       mlir::MLIRContext *ctx = b.getContext();
-      auto id = mlir::AffineMap::getMultiDimIdentityMap(2, ctx), row = selectMap(ctx, 2, {0});
+      const int64_t rank = t.getRank();
+      auto id = mlir::AffineMap::getMultiDimIdentityMap(rank, ctx), row = selectMap(ctx, rank, allDimsBut(rank, {1}));
       Value m = reduceMax(b, loc, x, {1}, rowT);
       Value e = ew(b, loc, t, {x, m}, [](S &s, mlir::ValueRange a) { return s.exp(s.sub(a[0], a[1])); }, {id, row});
       Value sum = reduceSum(b, loc, e, {1}, rowT);
@@ -804,8 +813,9 @@ const llvm::StringMap<Lowering> &lowerings() {
       auto t = ttype(x);
       auto rowT = dropShape(t, {1});
       mlir::MLIRContext *ctx = b.getContext();
-      auto id = mlir::AffineMap::getMultiDimIdentityMap(2, ctx), row = selectMap(ctx, 2, {0});
-      auto scalar = mlir::AffineMap::get(2, 0, {}, ctx);
+      const int64_t rank = t.getRank();
+      auto id = mlir::AffineMap::getMultiDimIdentityMap(rank, ctx), row = selectMap(ctx, rank, allDimsBut(rank, {1}));
+      auto scalar = mlir::AffineMap::get(rank, 0, {}, ctx);
       Value m = reduceMax(b, loc, x, {1}, rowT);
       Value e = ew(b, loc, t, {x, m}, [](S &s, mlir::ValueRange a) { return s.exp(s.sub(a[0], a[1])); }, {id, row});
       Value sum = reduceSum(b, loc, e, {1}, rowT);
@@ -818,13 +828,20 @@ const llvm::StringMap<Lowering> &lowerings() {
       }, {id, row, row, scalar}));
       return mlir::success();
     };
-    for (const char *name : {"dx.bce_with_logits", "dx.binary_cross_entropy", "dx.mse"}) {
-      std::string kind = std::string(name).substr(3);
+    for (const char *name : {"dx.bce_with_logits", "dx.binary_cross_entropy", "dx.mse", "dx.mae", "dx.l1", "dx.huber"}) {
+      std::string kind = ir::pairwiseLossKind(name);
       r[name] = [kind](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         Location loc = op->getLoc();
         Value p = op->getOperand(0), t = op->getOperand(1);
+        double delta = kind == "huber" ? op->getAttrOfType<mlir::FloatAttr>("delta").getValueAsDouble() : 0;
         Value l = ew(b, loc, ttype(p), {p, t}, [&](S &s, mlir::ValueRange a) -> Value {
           Value z = a[0], y = a[1];
+          if (kind == "mae") return s.abs(s.sub(z, y));
+          if (kind == "huber") {
+            Value d = s.sub(z, y), ad = s.abs(d);
+            return s.select(s.lt(ad, s.c(delta)), s.mul(s.c(0.5), s.mul(d, d)),
+                            s.mul(s.c(delta), s.sub(ad, s.c(0.5 * delta))));
+          }
           if (kind == "bce_with_logits")
             return s.add(s.sub(s.max(z, s.c(0)), s.mul(z, y)), s.log1p(s.exp(s.neg(s.abs(z)))));
           if (kind == "binary_cross_entropy") {
@@ -844,10 +861,25 @@ const llvm::StringMap<Lowering> &lowerings() {
       Value p = g.getPrediction(), t = g.getTarget();
       Value scale = lossScale(b, loc, p, g.getDloss(), g.getReduction());
       std::string kind = g.getKind().str();
+      const double delta = g.getDelta() ? g.getDelta()->convertToDouble() : 1.0;
       auto pt = ttype(p);
       auto scalarMap = mlir::AffineMap::get(pt.getRank(), 0, {}, b.getContext());
       auto id = mlir::AffineMap::getMultiDimIdentityMap(pt.getRank(), b.getContext());
       llvm::SmallVector<mlir::AffineMap> maps = {id, id, scalarMap};
+      // d loss / d prediction per element; d / d target is its negation.
+      auto dPrediction = [&](S &s, Value z, Value y) -> Value {
+        Value d = s.sub(z, y);
+        if (kind == "mae") return s.sign(d);
+        // d where |d| < delta, else delta * sign(d), as torch.nn.HuberLoss.
+        return s.select(s.lt(s.abs(d), s.c(delta)), d, s.mul(s.c(delta), s.sign(d)));
+      };
+      if (kind == "mae" || kind == "huber") {
+        out.push_back(ew(b, loc, pt, {p, t, scale},
+                         [&](S &s, mlir::ValueRange a) { return s.mul(dPrediction(s, a[0], a[1]), a[2]); }, maps));
+        out.push_back(ew(b, loc, pt, {p, t, scale},
+                         [&](S &s, mlir::ValueRange a) { return s.neg(s.mul(dPrediction(s, a[0], a[1]), a[2])); }, maps));
+        return mlir::success();
+      }
       out.push_back(ew(b, loc, pt, {p, t, scale}, [&](S &s, mlir::ValueRange a) -> Value {
         if (kind == "bce_with_logits") return s.mul(s.sub(s.sigmoid(a[0]), a[1]), a[2]);
         if (kind == "binary_cross_entropy")

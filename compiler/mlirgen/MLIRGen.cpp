@@ -50,6 +50,9 @@ public:
     if (withLoss && g.labels >= 0)
       valueArg[g.labels] = addArg(ir::toMlirType(&ctx_, g.values[g.labels].type),
                                   b_.getDictionaryAttr({b_.getNamedAttr("dx.labels", b_.getUnitAttr())}));
+    if (withLoss && g.targets >= 0)
+      valueArg[g.targets] = addArg(ir::toMlirType(&ctx_, g.values[g.targets].type),
+                                   b_.getDictionaryAttr({b_.getNamedAttr("dx.targets", b_.getUnitAttr())}));
     std::vector<std::pair<const GraphNode *, int>> paramArgs; // node, first arg
     for (const GraphNode &n : g.nodes) {
       if (n.inLoss && !withLoss) continue;

@@ -2,6 +2,7 @@
 
 #include "util/Format.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,13 @@
 #include <sstream>
 
 namespace dx::report {
+
+bool isMetric(const std::string &m) {
+  for (const char *k : {"accuracy", "iou", "mae", "rmse", "r2", "loss", "val_loss"})
+    if (m == k) return true;
+  return false;
+}
+
 
 using Json = nlohmann::json;
 
@@ -105,20 +113,29 @@ private:
   std::string name_;
 };
 
+// The batch: per_rank_batch, global_batch or both (the schema's anyOf).
+void readBatch(const Event &e, RunLog &r) {
+  if (!e.has("per_rank_batch") && !e.has("global_batch"))
+    e.fail("the 'start' event has neither 'per_rank_batch' nor 'global_batch' (one of them is required)");
+  if (e.has("per_rank_batch")) r.perRankBatch = e.positive("per_rank_batch");
+  if (e.has("global_batch")) r.globalBatch = e.positive("global_batch");
+  if (!r.globalBatch) r.globalBatch = r.perRankBatch * r.ranks;
+  if (!r.perRankBatch && r.globalBatch % r.ranks == 0) r.perRankBatch = r.globalBatch / r.ranks;
+}
+
 void readStart(const Event &e, RunLog &r) {
   r.model = e.string("model");
   r.ranks = e.positive("ranks");
-  r.perRankBatch = e.positive("per_rank_batch");
-  r.globalBatch = e.positive("global_batch");
-  r.params = e.nonNegativeInt("params");
-  r.stepsPerEpoch = e.positive("steps_per_epoch");
+  readBatch(e, r);
+  if (e.has("params")) r.params = e.nonNegativeInt("params");
+  if (e.has("steps_per_epoch")) r.stepsPerEpoch = e.positive("steps_per_epoch");
   r.device = e.optString("target");
   r.dataset = e.optString("dataset");
   r.source = e.optString("source");
   r.optimizer = e.optString("optimizer");
   r.schedule = e.optString("schedule");
   r.time = e.optString("time");
-  r.trainSamples = e.has("train_samples") ? e.nonNegativeInt("train_samples") : 0;
+  if (e.has("train_samples")) r.trainSamples = e.nonNegativeInt("train_samples");
   r.testSamples = e.has("test_samples") ? e.nonNegativeInt("test_samples") : 0;
   r.seed = e.optInteger("seed").value_or(0);
   r.epochsPlanned = e.has("epochs") ? e.nonNegativeInt("epochs") : 0;
@@ -132,8 +149,8 @@ void readStart(const Event &e, RunLog &r) {
         !g["op"].is_string() || !g.contains("value") || !g["value"].is_number())
       e.fail(e.field("goal") + shape + ", not " + g.dump());
     Goal goal{g["metric"].get<std::string>(), g["op"].get<std::string>(), g["value"].get<double>()};
-    if (goal.metric != "accuracy" && goal.metric != "loss" && goal.metric != "val_loss")
-      e.fail("the goal's metric must be accuracy, loss or val_loss, not '" + goal.metric + "'");
+    if (!isMetric(goal.metric))
+      e.fail("the goal's metric must be accuracy, iou, mae, rmse, r2, loss or val_loss, not '" + goal.metric + "'");
     if (goal.op != ">=" && goal.op != "<=") e.fail("the goal's op must be >= or <=, not '" + goal.op + "'");
     r.goal = goal;
   }
@@ -150,18 +167,25 @@ void readStart(const Event &e, RunLog &r) {
   }
 }
 
+// Without train_time_s, trainTime is NaN: the sum of the epoch times is
+// known only once a resume has dropped the epochs trained again, so
+// readLog fills it in.
 EpochRecord readEpoch(const Event &e) {
   EpochRecord ep;
   ep.line = e.line();
   ep.epoch = e.positive("epoch");
   ep.steps = e.nonNegativeInt("steps");
-  ep.trainTime = e.nonNegative("train_time_s");
+  ep.trainTime = e.has("train_time_s") ? e.nonNegative("train_time_s") : std::nan("");
   ep.elapsed = e.has("elapsed_s") ? e.nonNegative("elapsed_s") : 0;
   ep.epochTime = e.nonNegative("epoch_time_s");
   ep.samplesPerSec = e.has("samples_per_s") ? e.nonNegative("samples_per_s") : 0;
   ep.trainLoss = e.optNumber("train_loss");
   ep.valLoss = e.optNumber("val_loss");
   ep.valAccuracy = e.optNumber("val_accuracy");
+  ep.valIou = e.optNumber("val_iou");
+  ep.valMae = e.optNumber("val_mae");
+  ep.valRmse = e.optNumber("val_rmse");
+  ep.valR2 = e.optNumber("val_r2");
   ep.lr = e.optNumber("lr");
   if (e.has("comm_time_s")) {
     ep.commTime = e.nonNegative("comm_time_s");
@@ -178,6 +202,20 @@ std::string parseMessage(const Json::parse_error &e) {
   if (size_t p = m.find("column "); p != std::string::npos)
     if (size_t q = m.find(": ", p); q != std::string::npos) m = m.substr(q + 2);
   return m;
+}
+
+// What the log leaves out and the epochs tell (docs/cli.md, "Metrics log").
+void fillFallbacks(RunLog &r) {
+  if (!r.stepsPerEpoch) {
+    for (const EpochRecord &e : r.epochs) r.stepsPerEpoch = std::max(r.stepsPerEpoch, e.steps);
+    r.stepsPerEpochDerived = true;
+  }
+  if (r.target && std::isnan(r.target->trainTime)) {
+    // The epoch after which the target was met; the last one if the log lacks it.
+    r.target->trainTime = r.epochs.empty() ? 0 : r.epochs.back().trainTime;
+    for (const EpochRecord &e : r.epochs)
+      if (e.epoch == r.target->epoch) r.target->trainTime = e.trainTime;
+  }
 }
 
 } // namespace
@@ -259,6 +297,7 @@ RunLog readLog(const std::string &path) {
         e.fail("epoch " + std::to_string(ep.epoch) + " follows epoch " + std::to_string(last) + " (line " +
                std::to_string(r.epochs.back().line) + "); expected epoch " + std::to_string(last + 1));
       }
+      if (std::isnan(ep.trainTime)) ep.trainTime = (r.epochs.empty() ? 0 : r.epochs.back().trainTime) + ep.epochTime;
       if (!r.epochs.empty() && ep.trainTime + 1e-6 < r.epochs.back().trainTime)
         e.fail("'train_time_s' goes backwards: " + shortest(ep.trainTime) + " after " +
                shortest(r.epochs.back().trainTime) + " on line " + std::to_string(r.epochs.back().line) +
@@ -268,10 +307,12 @@ RunLog readLog(const std::string &path) {
     } else if (name == "target") {
       TargetRecord t;
       t.line = lineNo;
-      t.metric = e.string("metric");
-      t.value = e.number("value");
       t.epoch = e.positive("epoch");
-      t.trainTime = e.nonNegative("train_time_s");
+      // metric and value repeat the goal and the epoch's metric: not needed,
+      // but checked for their type as the schema does.
+      if (e.has("metric")) (void)e.string("metric");
+      if (e.has("value")) (void)e.number("value");
+      t.trainTime = e.has("train_time_s") ? e.nonNegative("train_time_s") : std::nan("");
       if (!r.target) r.target = t; // the first time the target was met counts
     } else if (name == "end") {
       r.ended = true;
@@ -302,6 +343,7 @@ RunLog readLog(const std::string &path) {
     // Other events are ignored.
   }
   if (!started) throw InputError(path, 0, 0, "the log is empty: no 'start' event");
+  fillFallbacks(r);
   return r;
 }
 

@@ -5,14 +5,20 @@
 namespace dx::report {
 
 const char *const kDefinitions[] = {
-    "epoch s: mean epoch time, sum(epoch_time_s) / sum(steps) * steps_per_epoch",
+    "epoch s: mean epoch time, sum(epoch_time_s) / sum(steps) * steps_per_epoch (for information: when the "
+    "samples grow with the ranks, so does an epoch's work)",
     "samples/s: the runs' samples_per_s weighted by epoch time, i.e. samples trained / training time",
-    "speed-up: epoch time of the smallest rank count N0 / epoch time; efficiency: speed-up * N0 / ranks",
+    "speed-up: samples/s / samples/s of the smallest rank count N0, right for a fixed dataset and for samples "
+    "growing with ranks alike; efficiency: speed-up * N0 / ranks",
+    "several runs at one rank count: a row (*) each, with its samples/s over N0's mean, then a row \"N mean\": "
+    "their mean samples/s (lowest–highest) and its speed-up, which the plot shows",
+    "fixed dataset (strong scaling): every run has the same train_samples; samples growing with ranks (weak "
+    "scaling): more ranks, more samples (each rank brings its own, as with --synthetic)",
     "epochs and time to target: the epoch, and the cumulative training time (train_time_s), at which the target "
     "was first met",
     "learning speed-up: time to target of N0 / time to target; \"not reached\" if the run never met the target, "
     "\"n/a\" if the baseline did not",
-    "final accuracy: validation accuracy after the last epoch",
+    "final: the series' metric (the target's, else validation IoU, accuracy, MAE or loss) after the last epoch",
     nullptr};
 
 const char *const kProjectionDefinition =

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -13,8 +15,25 @@ namespace dx::report {
 
 std::optional<double> metricOf(const EpochRecord &e, const std::string &metric) {
   if (metric == "accuracy") return e.valAccuracy;
+  if (metric == "iou") return e.valIou;
+  if (metric == "mae") return e.valMae;
+  if (metric == "rmse") return e.valRmse;
+  if (metric == "r2") return e.valR2;
   if (metric == "val_loss") return e.valLoss;
   return e.trainLoss;
+}
+
+std::string metricName(const std::string &m) {
+  if (m == "iou") return "IoU";
+  if (m == "mae") return "MAE";
+  if (m == "rmse") return "RMSE";
+  if (m == "r2") return "R²";
+  if (m == "val_loss") return "val loss";
+  return m; // accuracy, loss
+}
+
+std::string samplesRange(const RankGroup &g) {
+  return withThousands(std::llround(g.minSamplesPerSec)) + "–" + withThousands(std::llround(g.maxSamplesPerSec));
 }
 
 std::string Row::status() const {
@@ -49,24 +68,45 @@ std::string Series::title() const {
 std::string Series::description() const {
   std::vector<std::string> parts;
   if (!source.empty()) parts.push_back(source);
-  parts.push_back(withThousands(params) + " parameters");
+  if (params) parts.push_back(withThousands(*params) + " parameters");
   if (!device.empty()) parts.push_back(device);
   if (!dataset.empty()) parts.push_back(synthetic ? dataset + " (synthetic)" : dataset);
   parts.push_back(goal ? "target " + goal->str() : "no target");
   if (lrScaling == "none") parts.push_back("lr scaling: none");
+  parts.push_back(scalingDescription());
   std::string s;
   for (size_t i = 0; i < parts.size(); ++i) s += (i ? " · " : "") + parts[i];
   return s;
 }
 
+std::string Series::scalingDescription() const {
+  const std::string unit =
+      samplesFromSteps ? " samples an epoch (steps_per_epoch × global batch)" : " train samples";
+  const std::string range = withThousands(minSamples) + " to " + withThousands(maxSamples) + unit;
+  switch (scaling) {
+  case Scaling::Strong: return "fixed dataset (strong scaling): " + withThousands(minSamples) + unit;
+  case Scaling::Weak: return "samples growing with ranks (weak scaling): " + range;
+  case Scaling::Varying: return "samples differ between runs: " + range;
+  }
+  return "";
+}
+
+const char *Series::scalingName() const {
+  switch (scaling) {
+  case Scaling::Strong: return "strong";
+  case Scaling::Weak: return "weak";
+  case Scaling::Varying: return "varying";
+  }
+  return "";
+}
+
 std::string Series::plotMetric() const {
   if (goal) return goal->metric;
-  for (const Row &r : rows)
-    for (const EpochRecord &e : r.run->epochs)
-      if (e.valAccuracy) return "accuracy";
-  for (const Row &r : rows)
-    for (const EpochRecord &e : r.run->epochs)
-      if (e.valLoss) return "val_loss";
+  // The task's own metric (segmentation before accuracy: its logs have both).
+  for (const char *m : {"iou", "accuracy", "mae", "val_loss"})
+    for (const Row &r : rows)
+      for (const EpochRecord &e : r.run->epochs)
+        if (metricOf(e, m)) return m;
   return "loss";
 }
 
@@ -77,7 +117,7 @@ using Key = std::tuple<std::string, int64_t, std::string, std::string, bool, std
                        std::string>;
 
 Key keyOf(const RunLog &r) {
-  return {r.model, r.params, r.device, r.dataset, r.synthetic, r.goal ? r.goal->str() : "",
+  return {r.model, r.params.value_or(-1), r.device, r.dataset, r.synthetic, r.goal ? r.goal->str() : "",
           r.sync, r.sync == "average" ? r.averageEvery : 0, r.lrScaling};
 }
 
@@ -109,6 +149,10 @@ Row measure(const RunLog &r) {
   const EpochRecord &last = r.epochs.back();
   row.trainTime = last.trainTime;
   row.finalAccuracy = last.valAccuracy;
+  row.finalIou = last.valIou;
+  row.finalMae = last.valMae;
+  row.finalRmse = last.valRmse;
+  row.finalR2 = last.valR2;
   row.finalValLoss = last.valLoss;
   row.finalTrainLoss = last.trainLoss;
   row.complete = r.ended;
@@ -120,6 +164,67 @@ Row measure(const RunLog &r) {
     }
   }
   return row;
+}
+
+// Strong, weak or neither: compares the samples an epoch trains across the
+// rows (sorted by ranks). Without train_samples in every log, the samples
+// are steps_per_epoch * global_batch, which rounds the split up to whole
+// steps: counts less than a global batch apart are the same data set.
+void classify(Series &s) {
+  s.samplesFromSteps = false;
+  for (const Row &r : s.rows) s.samplesFromSteps = s.samplesFromSteps || !r.run->trainSamples;
+  auto samples = [&](const Row &r) {
+    return s.samplesFromSteps ? r.run->stepsPerEpoch * r.globalBatch : *r.run->trainSamples;
+  };
+  auto same = [&](const Row &a, const Row &b) {
+    const int64_t slack = s.samplesFromSteps ? std::max(a.globalBatch, b.globalBatch) : 1;
+    return std::llabs(samples(a) - samples(b)) < slack;
+  };
+  bool constant = true, growing = true;
+  s.minSamples = s.maxSamples = samples(s.rows.front());
+  for (size_t i = 1; i < s.rows.size(); ++i) {
+    const Row &r = s.rows[i], &prev = s.rows[i - 1];
+    constant = constant && same(r, s.rows.front());
+    growing = growing && (same(r, prev) || (r.ranks > prev.ranks && samples(r) > samples(prev)));
+    s.minSamples = std::min(s.minSamples, samples(r));
+    s.maxSamples = std::max(s.maxSamples, samples(r));
+  }
+  s.scaling = constant ? Scaling::Strong : growing ? Scaling::Weak : Scaling::Varying;
+}
+
+// One RankGroup per rank count: the mean and spread of the runs' samples/s.
+void group(Series &s) {
+  s.groups.clear();
+  for (size_t i = 0; i < s.rows.size();) {
+    RankGroup g;
+    g.ranks = s.rows[i].ranks;
+    g.first = i;
+    g.minSamplesPerSec = g.maxSamplesPerSec = s.rows[i].samplesPerSec;
+    double sum = 0, epochs = 0;
+    for (; i < s.rows.size() && s.rows[i].ranks == g.ranks; ++i) {
+      const Row &r = s.rows[i];
+      sum += r.samplesPerSec;
+      epochs += r.epochTime;
+      g.minSamplesPerSec = std::min(g.minSamplesPerSec, r.samplesPerSec);
+      g.maxSamplesPerSec = std::max(g.maxSamplesPerSec, r.samplesPerSec);
+      s.rows[i].group = s.groups.size();
+    }
+    g.count = i - g.first;
+    g.samplesPerSec = sum / double(g.count);
+    g.epochTime = epochs / double(g.count);
+    if (g.count > 1) {
+      double squares = 0;
+      for (size_t j = g.first; j < i; ++j) squares += std::pow(s.rows[j].samplesPerSec - g.samplesPerSec, 2);
+      g.sdSamplesPerSec = std::sqrt(squares / double(g.count - 1));
+    }
+    s.groups.push_back(g);
+  }
+}
+
+// "124 (120–128, sd 5.7)"
+std::string spread(const RankGroup &g) {
+  return withThousands(std::llround(g.samplesPerSec)) + " (" + samplesRange(g) + ", sd " +
+         fixed(g.sdSamplesPerSec, 1) + ")";
 }
 
 std::string slugOf(const Series &s) {
@@ -167,27 +272,41 @@ Analysis analyze(const std::vector<RunLog> &runs) {
   std::set<std::string> slugs;
   for (Series &s : a.series) {
     std::stable_sort(s.rows.begin(), s.rows.end(), [](const Row &x, const Row &y) { return x.ranks < y.ranks; });
-    for (size_t i = 0; i + 1 < s.rows.size(); ++i)
-      if (s.rows[i].ranks == s.rows[i + 1].ranks) s.rows[i].duplicate = s.rows[i + 1].duplicate = true;
     for (const Row &r : s.rows)
       if (r.run->source != s.source) s.source.clear(); // compiled from different paths: name none
-    for (size_t i = 0; i < s.rows.size();) {
-      size_t j = i;
+    classify(s);
+    group(s);
+    for (const RankGroup &g : s.groups) {
+      if (g.count < 2) continue;
       std::string files;
-      for (; j < s.rows.size() && s.rows[j].ranks == s.rows[i].ranks; ++j)
-        files += (j > i ? ", " : "") + std::filesystem::path(s.rows[j].run->path).filename().string();
-      if (j - i > 1)
-        s.notes.push_back(std::to_string(j - i) + " runs have " + std::to_string(s.rows[i].ranks) +
-                          (s.rows[i].ranks == 1 ? " rank" : " ranks") + " (" + files + "): one row (*) each");
-      i = j;
+      for (size_t j = g.first; j < g.first + g.count; ++j) {
+        s.rows[j].duplicate = true;
+        files += (j > g.first ? ", " : "") + std::filesystem::path(s.rows[j].run->path).filename().string();
+      }
+      s.notes.push_back(std::to_string(g.count) + " runs have " + std::to_string(g.ranks) +
+                        (g.ranks == 1 ? " rank" : " ranks") + " (" + files + "): a row (*) each, then '" +
+                        std::to_string(g.ranks) + " mean' with their mean samples/s, " + spread(g) +
+                        ", from which the speed-up is computed");
     }
+    for (const Row &r : s.rows)
+      if (r.run->stepsPerEpochDerived)
+        s.notes.push_back(r.run->path + ": the log has no steps_per_epoch; epoch s counts its longest epoch's " +
+                          std::to_string(r.run->stepsPerEpoch) + " steps as a whole epoch");
     const Row &base = s.rows.front();
+    const RankGroup &base0 = s.groups.front();
     s.baseRanks = base.ranks;
-    if (base.duplicate)
-      s.notes.push_back("several runs have " + std::to_string(base.ranks) + (base.ranks == 1 ? " rank" : " ranks") +
-                        "; the baseline is the first given, " + base.run->path);
+    if (base.duplicate && s.goal)
+      s.notes.push_back("the learning speed-up is relative to the first run given with " + std::to_string(base.ranks) +
+                        (base.ranks == 1 ? " rank, " : " ranks, ") + base.run->path);
+    auto speedup = [&](double samplesPerSec) {
+      return base0.samplesPerSec > 0 ? samplesPerSec / base0.samplesPerSec : 0;
+    };
+    for (RankGroup &g : s.groups) {
+      g.speedup = speedup(g.samplesPerSec);
+      g.efficiency = g.speedup * double(s.baseRanks) / double(g.ranks);
+    }
     for (Row &r : s.rows) {
-      r.speedup = r.epochTime > 0 ? base.epochTime / r.epochTime : 0;
+      r.speedup = speedup(r.samplesPerSec);
       r.efficiency = r.speedup * double(s.baseRanks) / double(r.ranks);
       if (r.learning == Learning::Reached) {
         if (base.learning != Learning::Reached)

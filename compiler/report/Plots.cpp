@@ -8,9 +8,9 @@ namespace dx::report {
 namespace {
 
 std::string metricLabel(const std::string &metric) {
-  if (metric == "accuracy") return "validation accuracy";
+  if (metric == "loss") return "training loss";
   if (metric == "val_loss") return "validation loss";
-  return "training loss";
+  return "validation " + metricName(metric);
 }
 
 ChartLine ideal(int64_t base, int64_t lo, int64_t hi) {
@@ -50,7 +50,10 @@ Chart speedupChart(const Series &s) {
   Chart c;
   c.id = s.slug + "-speedup";
   c.title = s.model + ": speed-up against ranks";
-  c.subtitle = "relative to " + std::to_string(s.baseRanks) + (s.baseRanks == 1 ? " rank" : " ranks");
+  c.subtitle = "samples/s relative to " + std::to_string(s.baseRanks) + (s.baseRanks == 1 ? " rank" : " ranks") +
+               (s.scaling == Scaling::Strong ? " (fixed dataset)"
+                : s.scaling == Scaling::Weak ? " (samples growing with ranks)"
+                                             : " (samples differ between runs)");
   c.xLabel = "ranks";
   c.yLabel = "speed-up";
   c.logX = c.logY = true;
@@ -61,8 +64,9 @@ Chart speedupChart(const Series &s) {
   parallel.color = 0;
   learning.label = "learning speed-up";
   learning.color = 1;
+  // One point per rank count: the speed-up of its runs' mean samples/s.
+  for (const RankGroup &g : s.groups) parallel.points.push_back({double(g.ranks), g.speedup});
   for (const Row &r : s.rows) {
-    parallel.points.push_back({double(r.ranks), r.speedup});
     if (r.learningSpeedup) learning.points.push_back({double(r.ranks), *r.learningSpeedup});
     else if (r.learning == Learning::NotReached) c.marks.push_back({double(r.ranks), "learning: not reached", 1});
     else if (r.learning == Learning::BaselineNotReached) c.marks.push_back({double(r.ranks), "learning: n/a", 1});
@@ -103,7 +107,7 @@ Chart projectionChart(const Series &s, const Projection &p) {
   ChartLine measured;
   measured.label = "measured";
   measured.color = 0;
-  for (const Row &r : s.rows) measured.points.push_back({double(r.ranks), r.speedup});
+  for (const RankGroup &g : s.groups) measured.points.push_back({double(g.ranks), g.speedup});
   c.lines.push_back(std::move(measured));
   return c;
 }

@@ -41,6 +41,13 @@ double allreduceSeconds(Algorithm a, int64_t p, double n, const Network &net) {
   return 0;
 }
 
+std::string whyNotProjected(const Series &s) {
+  const Row &base = s.rows.front();
+  if (base.run->gradBytes || s.params) return "";
+  return "no projection: " + base.run->path +
+         " has neither grad_bytes nor params, and the model needs the bytes all-reduced per step";
+}
+
 ProjectionInput projectionInput(const Series &s, std::optional<double> computeOverride) {
   ProjectionInput in;
   const Row &base = s.rows.front();
@@ -64,8 +71,8 @@ ProjectionInput projectionInput(const Series &s, std::optional<double> computeOv
     in.gradBytes = double(*base.run->gradBytes);
     in.notes.push_back("gradient per step: " + withThousands(*base.run->gradBytes) + " bytes (grad_bytes of the log)");
   } else {
-    in.gradBytes = double(s.params) * 4;
-    in.notes.push_back("gradient per step: " + withThousands(s.params * 4) +
+    in.gradBytes = double(s.params.value_or(0)) * 4;
+    in.notes.push_back("gradient per step: " + withThousands(s.params.value_or(0) * 4) +
                        " bytes (params x 4 bytes: the log has no grad_bytes)");
   }
   if (in.every > 1)

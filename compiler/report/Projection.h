@@ -46,6 +46,9 @@ struct Projection {
   std::vector<ProjectionRow> rows;
 };
 
+// Why the series cannot be projected, "" when it can: the model needs the
+// gradient's size, grad_bytes or params of the baseline's log.
+std::string whyNotProjected(const Series &s);
 // The model's inputs from the series' baseline run; `computeOverride` (s)
 // replaces the measured compute time per step.
 ProjectionInput projectionInput(const Series &s, std::optional<double> computeOverride);

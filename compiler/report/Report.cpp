@@ -88,14 +88,16 @@ int runReport(const ReportOptions &o, std::ostream &out, std::ostream &err) {
     err << "dxc: error: nothing to report: no log has an epoch\n";
     return 1;
   }
-  for (const Series &s : a.series) {
+  for (Series &s : a.series) {
     SeriesSection sec;
     sec.series = &s;
     sec.table = seriesTable(s);
     sec.charts.push_back({s.slug + "-" + (s.plotMetric() == "accuracy" ? "accuracy" : s.plotMetric()) + ".svg",
                           metricChart(s)});
     sec.charts.push_back({s.slug + "-speedup.svg", speedupChart(s)});
-    if (net) {
+    const std::string unprojected = net ? whyNotProjected(s) : "";
+    if (!unprojected.empty()) s.notes.push_back(unprojected);
+    else if (net) {
       sec.projection = project(s, *net, o.project, o.computeTime);
       sec.projectionTable = projectionTable(*sec.projection);
       sec.projectionChart = NamedChart{s.slug + "-projection-" + net->name + ".svg", projectionChart(s, *sec.projection)};

@@ -175,6 +175,8 @@ int runStudy(const StudyOptions &o, const CompileFn &compile, std::ostream &out,
             summary += ": " + std::to_string(l.epochs.size()) + (l.epochs.size() == 1 ? " epoch, " : " epochs, ") +
                        fixed(e.trainTime, 2) + " s of training";
             if (e.valAccuracy) summary += ", accuracy " + fixed(*e.valAccuracy, 4);
+            if (e.valIou) summary += ", IoU " + fixed(*e.valIou, 4);
+            if (e.valMae) summary += ", MAE " + shortest(*e.valMae);
           }
           if (o.lrScaling == "linear" && !warnedWarmup && l.schedule.find("warmup") == std::string::npos &&
               !l.schedule.empty()) {

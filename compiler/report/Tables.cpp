@@ -12,6 +12,31 @@ std::string orDash(const std::optional<double> &v, int digits) { return v ? fixe
 std::string num(double v) { return shortest(v); }
 std::string num(const std::optional<double> &v) { return v ? shortest(*v) : ""; }
 
+std::string batchCell(int64_t b) { return b ? withThousands(b) : "-"; }
+
+// The row under repeated runs at one rank count: their mean, the range of
+// their samples/s, and the speed-up of the mean. Learning and quality stay
+// per run (above it), so those cells are empty.
+std::vector<std::string> meanRow(const Series &s, const RankGroup &g) {
+  auto common = [&](int64_t Row::*field) {
+    for (size_t i = g.first; i < g.first + g.count; ++i)
+      if (s.rows[i].*field != s.rows[g.first].*field) return std::string("-");
+    return batchCell(s.rows[g.first].*field);
+  };
+  return {std::to_string(g.ranks) + " mean",
+          common(&Row::perRankBatch),
+          common(&Row::globalBatch),
+          fixed(g.epochTime, 3),
+          withThousands(std::llround(g.samplesPerSec)) + " (" + samplesRange(g) + ")",
+          fixed(g.speedup, 2),
+          fixed(g.efficiency * 100, 1) + "%",
+          "",
+          "",
+          "",
+          "",
+          "mean of " + std::to_string(g.count) + " runs"};
+}
+
 } // namespace
 
 std::string learningCell(const Row &r) {
@@ -37,15 +62,23 @@ TextTable seriesTable(const Series &s) {
            {"epochs to target", true},
            {"time to target s", true},
            {"learning speed-up", true},
-           {"final accuracy", true},
+           {"final", true},
            {"run", false}})
     t.addColumn(name, numeric);
-  for (const Row &r : s.rows) {
-    t.rows.push_back({std::to_string(r.ranks) + (r.duplicate ? "*" : ""), withThousands(r.perRankBatch),
-                      withThousands(r.globalBatch), fixed(r.epochTime, 3), withThousands(std::llround(r.samplesPerSec)),
-                      fixed(r.speedup, 2), fixed(r.efficiency * 100, 1) + "%",
-                      r.epochsToTarget ? std::to_string(*r.epochsToTarget) : "-", orDash(r.timeToTarget, 2),
-                      learningCell(r), orDash(r.finalAccuracy, 4), r.status()});
+  // The series' own quality metric: accuracy, IoU, MAE, ... (Series::plotMetric).
+  const std::string metric = s.plotMetric();
+  t.header[10] = "final " + metricName(metric);
+  for (const RankGroup &g : s.groups) {
+    for (size_t i = g.first; i < g.first + g.count; ++i) {
+      const Row &r = s.rows[i];
+      const std::optional<double> final = r.run->epochs.empty() ? std::nullopt : metricOf(r.run->epochs.back(), metric);
+      t.rows.push_back({std::to_string(r.ranks) + (r.duplicate ? "*" : ""), batchCell(r.perRankBatch),
+                        withThousands(r.globalBatch), fixed(r.epochTime, 3), withThousands(std::llround(r.samplesPerSec)),
+                        fixed(r.speedup, 2), fixed(r.efficiency * 100, 1) + "%",
+                        r.epochsToTarget ? std::to_string(*r.epochsToTarget) : "-", orDash(r.timeToTarget, 2),
+                        learningCell(r), orDash(final, 4), r.status()});
+    }
+    if (g.count > 1) t.rows.push_back(meanRow(s, g));
   }
   return t;
 }
@@ -53,23 +86,30 @@ TextTable seriesTable(const Series &s) {
 TextTable runsCsv(const std::vector<Series> &series) {
   TextTable t;
   for (const char *name :
-       {"series", "model", "sync", "average_every", "lr_scaling", "synthetic", "ranks", "per_rank_batch", "global_batch",
-        "epochs", "steps", "mean_epoch_time_s", "samples_per_s", "speedup", "efficiency", "comm_fraction", "goal", "target_reached",
-        "epochs_to_target", "time_to_target_s", "learning_speedup", "final_accuracy", "final_val_loss",
-        "final_train_loss", "train_time_s", "complete", "status", "log"})
+       {"series", "model", "sync", "average_every", "lr_scaling", "synthetic", "scaling", "train_samples", "ranks",
+        "per_rank_batch", "global_batch", "epochs", "steps", "mean_epoch_time_s", "samples_per_s", "speedup",
+        "efficiency", "runs_at_ranks", "mean_samples_per_s", "min_samples_per_s", "max_samples_per_s",
+        "sd_samples_per_s", "mean_speedup", "mean_efficiency", "comm_fraction", "goal", "target_reached",
+        "epochs_to_target", "time_to_target_s", "learning_speedup", "final_accuracy", "final_iou", "final_mae",
+        "final_rmse", "final_r2", "final_val_loss", "final_train_loss", "train_time_s", "complete", "status", "log"})
     t.addColumn(name, false);
   for (const Series &s : series)
     for (const Row &r : s.rows) {
       std::string reached = r.learning == Learning::NoGoal ? ""
                             : r.learning == Learning::NotReached ? "no"
                                                                  : "yes";
+      const RankGroup &g = s.groupOf(r);
       t.rows.push_back({s.slug, s.model, s.sync, s.sync == "average" ? std::to_string(s.averageEvery) : "",
-                        s.lrScaling, s.synthetic ? "true" : "false", std::to_string(r.ranks),
-                        std::to_string(r.perRankBatch), std::to_string(r.globalBatch), std::to_string(r.epochs),
-                        std::to_string(r.steps), num(r.epochTime), num(r.samplesPerSec), num(r.speedup),
-                        num(r.efficiency), num(r.commFraction), s.goal ? s.goal->str() : "", reached,
+                        s.lrScaling, s.synthetic ? "true" : "false", s.scalingName(),
+                        r.run->trainSamples ? std::to_string(*r.run->trainSamples) : "", std::to_string(r.ranks),
+                        r.perRankBatch ? std::to_string(r.perRankBatch) : "", std::to_string(r.globalBatch),
+                        std::to_string(r.epochs), std::to_string(r.steps), num(r.epochTime), num(r.samplesPerSec),
+                        num(r.speedup), num(r.efficiency), std::to_string(g.count), num(g.samplesPerSec),
+                        num(g.minSamplesPerSec), num(g.maxSamplesPerSec), num(g.sdSamplesPerSec), num(g.speedup),
+                        num(g.efficiency), num(r.commFraction), s.goal ? s.goal->str() : "", reached,
                         r.epochsToTarget ? std::to_string(*r.epochsToTarget) : "", num(r.timeToTarget),
-                        num(r.learningSpeedup), num(r.finalAccuracy), num(r.finalValLoss), num(r.finalTrainLoss),
+                        num(r.learningSpeedup), num(r.finalAccuracy), num(r.finalIou), num(r.finalMae),
+                        num(r.finalRmse), num(r.finalR2), num(r.finalValLoss), num(r.finalTrainLoss),
                         num(r.trainTime), r.complete ? "true" : "false", r.status(), r.run->path});
     }
   return t;

@@ -12,9 +12,11 @@
 namespace dx::report {
 
 // ranks, batch/rank, global batch, epoch s, samples/s, speed-up, efficiency,
-// epochs to target, time to target s, learning speed-up, final accuracy, run.
+// epochs to target, time to target s, learning speed-up, final METRIC, run:
+// a row per run, and under several runs at one rank count a row "N mean".
 TextTable seriesTable(const Series &s);
-// One line per run of every series, raw numbers (empty when there is none).
+// One line per run of every series, raw numbers (empty when there is none);
+// the mean_* and *_samples_per_s columns repeat the run's rank count's.
 TextTable runsCsv(const std::vector<Series> &series);
 
 // ranks, nodes, all-reduce ms of each algorithm, speed-up of each, best, efficiency.

@@ -50,6 +50,7 @@ struct Graph {
   std::vector<int> outputs;             // model outputs
   std::vector<std::string> outputNames;
   int labels = -1;                      // the `labels` input of the loss, if any
+  int targets = -1;                     // the `targets` input of the loss, if any
   int loss = -1;                        // the scalar loss value, if a train block exists
 
   int64_t parameterCount() const;

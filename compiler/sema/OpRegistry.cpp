@@ -487,14 +487,23 @@ void pairwiseLoss(ShapeContext &c) {
   c.flops = 4.0 * elementsPerSample(c.in[0]);
 }
 
+// Logits [N, C, ...] (class scores per sample, or per pixel/voxel) against
+// integer labels [N, ...], as torch.nn.CrossEntropyLoss.
 void softmaxCrossEntropy(ShapeContext &c) {
-  if (!c.expectRank(0, 2, "[N, classes]") || !c.expectFloat(0)) return;
   const TensorType &logits = c.in[0], &labels = c.in[1];
+  if (!c.expectFloat(0)) return;
+  if (logits.rank() < 2)
+    return c.errorInput(0, "softmax_cross_entropy expects logits [N, classes] or [N, classes, ...], got " + logits.str());
   if (labels.elem != ElemType::I64 && labels.elem != ElemType::I32)
     return c.errorInput(1, "softmax_cross_entropy expects integer class labels, got " + labels.str());
-  if (labels.rank() != 1 || labels.dims[0] != logits.dims[0])
-    return c.errorInput(1, "softmax_cross_entropy: labels " + labels.str() + " must be [" +
-                               logits.dims[0].str() + "] to match logits " + logits.str());
+  std::string want = "[" + logits.dims[0].str();
+  for (int k = 2; k < logits.rank(); ++k) want += ", " + logits.dims[k].str();
+  want += "]";
+  bool match = labels.rank() == logits.rank() - 1 && labels.dims[0] == logits.dims[0];
+  for (int k = 2; match && k < logits.rank(); ++k) match = labels.dims[k - 1] == logits.dims[k];
+  if (!match)
+    return c.errorInput(1, "softmax_cross_entropy: labels " + labels.str() + " must be " + want +
+                               " to match logits " + logits.str());
   c.out = {TensorType{ElemType::F32, {}}};
   c.flops = 5.0 * elementsPerSample(logits);
 }
@@ -625,6 +634,12 @@ std::vector<OpInfo> build() {
        "std = exp(0.5 * logvar)"});
   add({"log", OpCategory::Math, "Natural logarithm.", {"x"}, false, {}, [](ShapeContext &c) { unaryFloat(c, 1); },
        "y = log(p)"});
+  add({"log1p", OpCategory::Math, "log(1 + x), accurate near x = 0 (torch.log1p).", {"x"}, false, {},
+       [](ShapeContext &c) { unaryFloat(c, 1); }, "y = log1p(counts)"});
+  add({"abs", OpCategory::Math, "|x|; its gradient is sign(x), 0 at 0 (torch.abs).", {"x"}, false, {},
+       [](ShapeContext &c) { unaryFloat(c, 1); }, "y = abs(residual)"});
+  add({"sign", OpCategory::Math, "-1, 0 or 1 by the sign of x; no gradient flows through it (torch.sign).", {"x"},
+       false, {}, [](ShapeContext &c) { unaryFloat(c, 1); }, "s = sign(x)"});
   add({"sqrt", OpCategory::Math, "Square root.", {"x"}, false, {}, [](ShapeContext &c) { unaryFloat(c, 1); },
        "y = sqrt(v)"});
   add({"square", OpCategory::Math, "x * x.", {"x"}, false, {}, [](ShapeContext &c) { unaryFloat(c, 1); },
@@ -656,6 +671,22 @@ std::vector<OpInfo> build() {
   add({"mse", OpCategory::Loss, "Mean squared error.", {"prediction", "target"}, false,
        {attr("reduction", AttrKind::Enum, S("mean"), "mean, sum or batch_mean", kReductions)}, pairwiseLoss,
        "loss: mse(y, x)"});
+  for (const char *name : {"mae", "l1"})
+    add({name, OpCategory::Loss, "Mean absolute error |prediction - target| (torch.nn.L1Loss).",
+         {"prediction", "target"}, false,
+         {attr("reduction", AttrKind::Enum, S("mean"), "mean, sum or batch_mean", kReductions)}, pairwiseLoss,
+         std::string("loss: ") + name + "(y, targets)"});
+  add({"huber", OpCategory::Loss,
+       "Huber loss: 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta), d = prediction - target "
+       "(torch.nn.HuberLoss).",
+       {"prediction", "target"}, false,
+       {attr("delta", AttrKind::Float, F(1.0), "where the loss turns from quadratic to linear (> 0)"),
+        attr("reduction", AttrKind::Enum, S("mean"), "mean, sum or batch_mean", kReductions)},
+       [](ShapeContext &c) {
+         pairwiseLoss(c);
+         if (!c.out.empty() && !(c.floatAttr("delta") > 0)) c.errorAttr("delta", "huber: 'delta' must be > 0");
+       },
+       "loss: huber(y, targets, delta: 0.5)"});
   add({"kl_normal", OpCategory::Loss,
        "KL divergence of N(mu, exp(logvar)) from N(0, 1): -0.5 * sum(1 + logvar - mu^2 - exp(logvar)).",
        {"mu", "logvar"}, false,

@@ -158,16 +158,16 @@ public:
     c.name = d.name.name;
     c.range = d.range;
     auto k = keys(d, {"format", "train", "test", "sample", "classes", "scale", "mean", "std", "label_column", "header",
-                      "augment"},
+                      "augment", "labels", "targets", "transform"},
                   "dataset");
     bool ok = true;
     if (!k.count("format")) {
       // Not again for a misspelt key that was already pointed at.
       if (!suggested_.count("format"))
-        diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'format: idx', 'npy', 'csv' or 'folder'");
+        diags_.error(d.name.range, "dataset '" + d.name.name + "' needs 'format: idx', 'npy', 'csv', 'hdf5' or 'folder'");
       ok = false;
     } else
-      ok &= symbolSetting(*k["format"], {"idx", "npy", "csv", "folder"}, c.format);
+      ok &= symbolSetting(*k["format"], {"idx", "npy", "csv", "hdf5", "folder"}, c.format);
     const bool folder = c.format == "folder";
     for (const char *split : {"train", "test"}) {
       auto it = k.find(split);
@@ -194,6 +194,18 @@ public:
         continue;
       }
       for (const Value &f : v.list) files.push_back(f.s);
+      // An HDF5 split names datasets: "FILE:/PATH" (FILE may be a glob).
+      if (c.format == "hdf5")
+        for (size_t i = 0; i < v.list.size(); ++i) {
+          const std::string &f = v.list[i].s;
+          const size_t colon = f.rfind(":/");
+          if (colon == std::string::npos || colon == 0 || colon + 2 >= f.size()) {
+            diags_.error(e->elems.size() > i ? e->elems[i]->range : e->range,
+                         "an hdf5 dataset's files are \"FILE:/PATH\" (the dataset inside the file), e.g. "
+                         "\"data.h5:/inputs\"");
+            ok = false;
+          }
+        }
     }
     if (!c.testFiles.empty() && !c.trainFiles.empty() && c.testFiles.size() != c.trainFiles.size() &&
         c.format != "csv") {
@@ -220,6 +232,13 @@ public:
     }
     if (auto it = k.find("classes"); it != k.end()) ok &= intSetting(*it->second, 2, c.classes);
     if (auto it = k.find("scale"); it != k.end()) ok &= numberSetting(*it->second, c.scale);
+    if (auto it = k.find("transform"); it != k.end()) {
+      ok &= symbolSetting(*it->second, {"none", "log1p"}, c.transform);
+      if (folder) {
+        diags_.error(it->second->key.range, "'transform' applies to stored numbers (idx, npy, csv, hdf5), not images");
+        ok = false;
+      }
+    }
     for (const char *key : {"mean", "std"}) {
       auto it = k.find(key);
       if (it == k.end()) continue;
@@ -268,8 +287,62 @@ public:
         diags_.error(it->second->key.range, "'augment' applies to folder datasets only");
       c.hasLabels = c.trainFiles.size() == 2;
     }
+    ok &= secondFile(k, c);
     if (!ok) return std::nullopt;
     return c;
+  }
+
+  // `labels: [H, W]` (the per-sample shape of integer class labels; default
+  // [], one per sample) or `targets: [K]` (continuous targets of that
+  // per-sample shape) say what a dataset's second file holds.
+  bool secondFile(std::map<std::string, const ast::Setting *> &k, DatasetConfig &c) {
+    auto shape = [&](const ast::Setting &s, std::vector<int64_t> &out, SourceRange &range) {
+      const ast::Expr *e = one(s, "a per-sample shape such as [2] or [64, 64]");
+      Value v = e ? term(*e) : Value::error();
+      bool good = v.kind == Value::Kind::List;
+      for (const Value &x : v.list) good &= x.kind == Value::Kind::Int && x.i > 0;
+      if (!good) {
+        if (e) diags_.error(e->range, "'" + s.key.name + "' must be a per-sample shape: a list of positive sizes such "
+                                      "as [2] or [64, 64] ([] for one value per sample)");
+        return false;
+      }
+      for (const Value &x : v.list) out.push_back(x.i);
+      range = s.range;
+      return true;
+    };
+    auto labels = k.find("labels"), targets = k.find("targets");
+    if (labels != k.end() && targets != k.end()) {
+      diags_.error(targets->second->key.range, "a dataset has either 'labels' (classes) or 'targets' (values), not both")
+          .notes.push_back({labels->second->key.range, "'labels' is set here"});
+      return false;
+    }
+    if (targets != k.end()) {
+      if (!shape(*targets->second, c.targetShape, c.targetsRange)) return false;
+      const char *why = c.format == "folder"      ? "a folder dataset's second tensor is its class sub-folders"
+                        : c.labelColumn >= 0      ? "'label_column' makes the dataset's second tensor class labels"
+                        : c.trainFiles.size() < 2 ? "'train' lists no second file to hold them"
+                        : k.count("classes")      ? "'classes' describes class labels"
+                                                  : nullptr;
+      if (why) {
+        diags_.error(targets->second->key.range, std::string("'targets' cannot be used here: ") + why);
+        return false;
+      }
+      c.hasLabels = false;
+      c.hasTargets = true;
+      return true;
+    }
+    if (labels == k.end()) return true;
+    if (!shape(*labels->second, c.labelShape, c.labelsRange)) return false;
+    if (!c.hasLabels) {
+      diags_.error(labels->second->key.range, "'labels' describes the labels file, but 'train' lists none");
+      return false;
+    }
+    if (!c.labelShape.empty() && (c.format == "folder" || c.labelColumn >= 0)) {
+      diags_.error(c.labelsRange, std::string(c.format == "folder" ? "a folder dataset" : "'label_column'") +
+                                      " gives one label per sample: 'labels' must be []");
+      return false;
+    }
+    return true;
   }
 
   // A folder dataset's images become [C, H, W] samples with 1 (grey) or 3
@@ -553,10 +626,10 @@ public:
       bool good = e && e->kind == ast::ExprKind::Binary && e->lhs->kind == ast::ExprKind::Name &&
                   (e->binOp == ast::BinOp::Ge || e->binOp == ast::BinOp::Le);
       if (good) {
-        static const std::vector<std::string> metrics = {"accuracy", "loss", "val_loss"};
+        static const std::vector<std::string> metrics = {"accuracy", "loss", "val_loss", "mae", "rmse", "r2", "iou"};
         const std::string &m = e->lhs->text;
         if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) {
-          diags_.error(e->lhs->range, "unknown metric '" + m + "' (expected accuracy, loss or val_loss)" +
+          diags_.error(e->lhs->range, "unknown metric '" + m + "' (expected accuracy, iou, loss, val_loss, mae, rmse or r2)" +
                                           didYouMean(m, metrics));
           ok = false;
         } else {
@@ -565,7 +638,7 @@ public:
             diags_.error(e->rhs->range, "the target value must be a number");
             ok = false;
           }
-          bool higherIsBetter = m == "accuracy";
+          bool higherIsBetter = m == "accuracy" || m == "iou" || m == "r2";
           if (higherIsBetter != (e->binOp == ast::BinOp::Ge)) {
             diags_.error(e->range, "a target on '" + m + "' should use '" + (higherIsBetter ? ">=" : "<=") + "'");
             ok = false;
@@ -575,7 +648,8 @@ public:
           c.targetValue = v.number();
         }
       } else {
-        if (e) diags_.error(e->range, "'target' expects 'accuracy >= X', 'loss <= X' or 'val_loss <= X'");
+        if (e) diags_.error(e->range, "'target' expects a condition such as 'accuracy >= X', 'iou >= X', 'r2 >= X', "
+                                      "'mae <= X', 'rmse <= X', 'loss <= X' or 'val_loss <= X'");
         ok = false;
       }
     }
@@ -672,15 +746,26 @@ void checkDatasetsAndTrain(Program &prog, DiagnosticEngine &diags) {
     return;
   }
 
-  // The loss sees the model's input, its outputs by name, and the labels.
+  // The loss sees the model's input, its outputs by name, and the labels
+  // (i64[B, ...labels]) or the targets (f32[B, ...targets]).
   std::map<std::string, Value> scope;
   scope[g.inputNames[0]] = Value::ofTensor(g.inputs[0], fn->params[0].range);
   for (size_t i = 0; i < g.outputs.size(); ++i)
     scope[g.outputNames[i]] = Value::ofTensor(g.outputs[i], g.values[g.outputs[i]].def);
+  auto batched = [&](ElemType elem, const std::vector<int64_t> &perSample) {
+    TensorType t{elem, {in.dims[0]}};
+    for (int64_t d : perSample) t.dims.push_back(Dim::of(d));
+    return t;
+  };
   if (data.hasLabels) {
-    g.values.push_back(GraphValue{TensorType{ElemType::I64, {in.dims[0]}}, -1, data.range, "labels"});
+    g.values.push_back(GraphValue{batched(ElemType::I64, data.labelShape), -1, data.range, "labels"});
     g.labels = static_cast<int>(g.values.size()) - 1;
     scope["labels"] = Value::ofTensor(g.labels, data.range);
+  }
+  if (data.hasTargets) {
+    g.values.push_back(GraphValue{batched(ElemType::F32, data.targetShape), -1, data.range, "targets"});
+    g.targets = static_cast<int>(g.values.size()) - 1;
+    scope["targets"] = Value::ofTensor(g.targets, data.range);
   }
   const ast::Setting *lossSetting = decl.find("loss");
   if (lossSetting->phrases.size() != 1 || lossSetting->phrases[0].size() != 1) {
@@ -688,23 +773,39 @@ void checkDatasetsAndTrain(Program &prog, DiagnosticEngine &diags) {
     return;
   }
   const ast::Expr &lossExpr = *lossSetting->phrases[0][0];
-  if (!data.hasLabels) {
-    // Say why `labels` is missing rather than just "undefined".
-    std::function<const ast::Expr *(const ast::Expr &)> findLabels = [&](const ast::Expr &e) -> const ast::Expr * {
-      if (e.kind == ast::ExprKind::Name && e.text == "labels") return &e;
-      for (const ast::Expr *c : {e.lhs.get(), e.rhs.get()})
-        if (c)
-          if (auto *r = findLabels(*c)) return r;
-      for (const ast::Arg &a : e.args)
-        if (auto *r = findLabels(*a.value)) return r;
-      return nullptr;
-    };
-    if (const ast::Expr *l = findLabels(lossExpr)) {
-      diags.error(l->range, "the loss uses 'labels' but dataset '" + data.name + "' has none")
-          .notes.push_back({data.range, "add a labels file to 'train: [inputs, labels]' here"});
+  // Say why `labels` or `targets` is missing rather than just "undefined".
+  std::function<const ast::Expr *(const ast::Expr &, const char *)> findName =
+      [&](const ast::Expr &e, const char *name) -> const ast::Expr * {
+    if (e.kind == ast::ExprKind::Name && e.text == name) return &e;
+    for (const ast::Expr *c : {e.lhs.get(), e.rhs.get()})
+      if (c)
+        if (auto *r = findName(*c, name)) return r;
+    for (const ast::Arg &a : e.args)
+      if (auto *r = findName(*a.value, name)) return r;
+    return nullptr;
+  };
+  if (!data.hasLabels)
+    if (const ast::Expr *l = findName(lossExpr, "labels")) {
+      if (data.hasTargets)
+        diags.error(l->range, "the loss uses 'labels' but dataset '" + data.name +
+                                  "' has continuous targets: call them 'targets'")
+            .notes.push_back({data.targetsRange, "declared here"});
+      else
+        diags.error(l->range, "the loss uses 'labels' but dataset '" + data.name + "' has none")
+            .notes.push_back({data.range, "add a labels file to 'train: [inputs, labels]' here"});
       return;
     }
-  }
+  if (!data.hasTargets)
+    if (const ast::Expr *t = findName(lossExpr, "targets")) {
+      if (data.hasLabels)
+        diags.error(t->range, "the loss uses 'targets' but dataset '" + data.name +
+                                  "' has class labels: call them 'labels' (or declare 'targets: [...]' in the dataset)")
+            .notes.push_back({data.range, "the dataset is declared here"});
+      else
+        diags.error(t->range, "the loss uses 'targets' but dataset '" + data.name + "' has none")
+            .notes.push_back({data.range, "add a targets file to 'train: [inputs, targets]' and 'targets: [...]' here"});
+      return;
+    }
   Value loss = Elaborator(prog.module, diags, g).elaborateIn(lossExpr, scope, true);
   if (loss.isError()) return;
   if (!loss.isTensor() || g.values[loss.tensor].type.rank() != 0) {
@@ -715,15 +816,31 @@ void checkDatasetsAndTrain(Program &prog, DiagnosticEngine &diags) {
   }
   g.loss = loss.tensor;
 
-  if (tc.targetMetric == "accuracy") {
-    const TensorType &out = g.values[g.outputs[0]].type;
-    if (!data.hasLabels || out.rank() != 2)
-      diags.error(decl.find("target")->range, "'accuracy' needs a labelled dataset and a model whose first output "
-                                              "is [B, classes]");
+  // Which metrics evaluation computes follows from the first output's shape
+  // (runtime/train/Evaluate.cpp): class scores [B, C, ...labels] for
+  // accuracy and IoU, [B, ...targets] for mae, rmse and r2.
+  const TensorType &out = g.values[g.outputs[0]].type;
+  auto perSampleIs = [&](size_t skip, const std::vector<int64_t> &shape) {
+    if (static_cast<size_t>(out.rank()) != 1 + skip + shape.size()) return false;
+    for (size_t k = 0; k < shape.size(); ++k)
+      if (!out.dims[1 + skip + k].isStatic() || out.dims[1 + skip + k].size != shape[k]) return false;
+    return true;
+  };
+  const std::string &tm = tc.targetMetric;
+  if ((tm == "accuracy" || tm == "iou") && (!data.hasLabels || !perSampleIs(1, data.labelShape)))
+    diags.error(decl.find("target")->range,
+                "'" + tm + "' needs a labelled dataset and a model whose first output is [B, classes" +
+                    std::string(data.labelShape.empty() ? "" : ", ...labels") + "], got " + out.str());
+  if ((tm == "mae" || tm == "rmse" || tm == "r2") && (!data.hasTargets || !perSampleIs(0, data.targetShape))) {
+    std::string want = "[B";
+    for (int64_t d : data.targetShape) want += ", " + std::to_string(d);
+    diags.error(decl.find("target")->range,
+                "'" + tm + "' needs a dataset with 'targets' and a model whose first output has their shape" +
+                    (data.hasTargets ? " " + want + "]" : std::string("")) + ", got " + out.str());
   }
   if (data.classes > 0 && data.hasLabels) {
-    const TensorType &out = g.values[g.outputs[0]].type;
-    if (out.rank() == 2 && out.dims[1].isStatic() && out.dims[1].size != data.classes) {
+    if (static_cast<size_t>(out.rank()) == 2 + data.labelShape.size() && out.dims[1].isStatic() &&
+        out.dims[1].size != data.classes) {
       auto &d = diags.error(g.values[g.outputs[0]].def, "model '" + fn->name.name + "' predicts " +
                                                             std::to_string(out.dims[1].size) + " classes but dataset '" +
                                                             data.name + "' has " + std::to_string(data.classes));

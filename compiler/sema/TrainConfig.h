@@ -20,15 +20,19 @@ struct DatasetConfig {
   std::vector<std::string> testFiles;
   std::vector<int64_t> sample;         // per-sample shape
   int64_t classes = 0;                 // 0 = unknown / not a classification set
-  double scale = 1.0;                  // x * scale, then
+  std::string transform = "none";      // none or log1p: applied to the stored values first,
+  double scale = 1.0;                  // then x * scale, then
   std::vector<double> mean, std;       // (x - mean) / std, per channel or scalar
-  bool hasLabels = false;
+  bool hasLabels = false;              // integer class labels (a second file, label_column, or folders)
+  std::vector<int64_t> labelShape;     // one sample's labels: [] = one class per sample, [H, W] per pixel
+  bool hasTargets = false;             // continuous targets instead of labels (`targets:`)
+  std::vector<int64_t> targetShape;    // one sample's targets, e.g. [2]
   int64_t labelColumn = -1;            // csv
   bool header = false;                 // csv
   // folder: the training split's random augmentations, in the order applied
   // (random_resized_crop, flip); empty = none (the evaluation transform).
   std::vector<std::string> augment;
-  SourceRange range, sampleRange;
+  SourceRange range, sampleRange, labelsRange, targetsRange;
 };
 
 struct OptimizerConfig {
@@ -52,7 +56,7 @@ struct TrainConfig {
   int64_t seed = 0;
   std::string sync = "allreduce";      // allreduce or average
   int64_t averageEvery = 0;
-  std::string targetMetric;            // accuracy, loss, val_loss; empty = none
+  std::string targetMetric;            // accuracy, loss, val_loss, mae, rmse, r2, iou; empty = none
   std::string targetOp;                // >= or <=
   double targetValue = 0;
   int64_t checkpointEvery = 0;         // epochs; 0 = only on signals

@@ -242,6 +242,16 @@ const llvm::StringMap<Rule> &rules() {
     r["dx.log"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
       out[0] = binary(b, op->getLoc(), "dx.div", d[0], op->getOperand(0), d[0].getType());
     };
+    // d log1p(x) = dy / (1 + x); d |x| = dy * sign(x) (0 at 0, as torch.abs).
+    r["dx.log1p"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
+      auto loc = op->getLoc();
+      Value onePlus = binary(b, loc, "dx.add", op->getOperand(0), scalarConst(b, loc, 1.0), d[0].getType());
+      out[0] = binary(b, loc, "dx.div", d[0], onePlus, d[0].getType());
+    };
+    r["dx.abs"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
+      auto loc = op->getLoc();
+      out[0] = binary(b, loc, "dx.mul", d[0], unary(b, loc, "dx.sign", op->getOperand(0)), d[0].getType());
+    };
     r["dx.sqrt"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
       auto loc = op->getLoc();
       Value half = binary(b, loc, "dx.mul", d[0], scalarConst(b, loc, 0.5), d[0].getType());
@@ -275,12 +285,14 @@ const llvm::StringMap<Rule> &rules() {
       out[0] = b.create<ir::SoftmaxCrossEntropyGradOp>(op->getLoc(), op->getOperand(0).getType(), op->getOperand(0),
                                                        op->getOperand(1), d[0]);
     };
-    for (const char *loss : {"bce_with_logits", "binary_cross_entropy", "mse"})
-      r[std::string("dx.") + loss] = [kind = std::string(loss)](mlir::OpBuilder &b, mlir::Operation *op,
-                                                                llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
+    for (const char *loss : {"bce_with_logits", "binary_cross_entropy", "mse", "mae", "l1", "huber"})
+      r[std::string("dx.") + loss] = [kind = ir::pairwiseLossKind(std::string("dx.") + loss)](
+                                         mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d,
+                                         llvm::SmallVectorImpl<Value> &out) {
         Value p = op->getOperand(0), t = op->getOperand(1);
         auto g = b.create<ir::PairwiseLossGradOp>(op->getLoc(), mlir::TypeRange{p.getType(), t.getType()}, p, t, d[0],
-                                                  b.getStringAttr(kind), op->getAttrOfType<mlir::StringAttr>("reduction"));
+                                                  b.getStringAttr(kind), op->getAttrOfType<mlir::StringAttr>("reduction"),
+                                                  op->getAttrOfType<mlir::FloatAttr>("delta"));
         out[0] = g.getDprediction();
         out[1] = g.getDtarget();
       };
@@ -293,6 +305,7 @@ const llvm::StringMap<Rule> &rules() {
     };
     // No gradient flows into a sample's shape, a constant, or the statistics update.
     r["dx.randn_like"] = none;
+    r["dx.sign"] = none;
     r["dx.constant"] = none;
     r["dx.running_stats"] = none;
     r["dx.zeros"] = none;

@@ -2,11 +2,12 @@
 // (Forcefield.h) written as the contact-map VAE's training data
 // (examples/protein-folding/cvae.dx, docs/datagen-peptide.md).
 #include "Commands.h"
-#include "common/Validators.h"
+#include "common/Hdf5.h"
 #include "common/Npy.h"
 #include "common/Parallel.h"
 #include "common/Progress.h"
 #include "common/Sidecar.h"
+#include "common/Validators.h"
 #include "peptide/Chain.h"
 #include "peptide/Simulation.h"
 
@@ -17,6 +18,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace dxgen {
@@ -31,7 +33,7 @@ struct Options {
   std::vector<double> temperatures;
   double test_fraction = 0.2;
   std::string out = "data/peptide";
-  bool quiet = false, histogram = false;
+  bool quiet = false, histogram = false, hdf5 = false;
 };
 
 // Frames of one split, flattened in trajectory order.
@@ -50,13 +52,15 @@ void append(Split &s, const Trajectory &t) {
   s.trajectory.insert(s.trajectory.end(), t.q.size(), int64_t(t.index));
 }
 
-nlohmann::json write_split(const std::string &dir, const std::string &name, const Split &s) {
+// NAME_WHAT.npy for each array, and /NAME/WHAT in h5 when it is given (--hdf5).
+nlohmann::json write_split(const std::string &dir, const std::string &name, const Split &s, Hdf5Writer *h5) {
   const int64_t n = s.frames();
   nlohmann::json files;
   auto put = [&](const std::string &what, const std::vector<int64_t> &shape, auto *data, const char *dtype) {
     const std::string file = name + "_" + what + ".npy";
     write_npy(dir + "/" + file, shape, data);
     files[file] = {{"shape", shape}, {"dtype", dtype}};
+    if (h5) h5->write("/" + name + "/" + what, shape, data);
   };
   put("maps", {n, 1, kMapSide, kMapSide}, s.maps.data(), "float32");
   put("q", {n}, s.q.data(), "float32");
@@ -129,8 +133,11 @@ void run(const Options &o_in) {
   for (const Trajectory &t : trajs) append(t.index >= o.sim.trajectories - n_test ? test : train, t);
 
   make_directories(o.out);
-  nlohmann::json files = write_split(o.out, "train", train);
-  files.update(write_split(o.out, "test", test));
+  std::optional<Hdf5Writer> h5;
+  if (o.hdf5) h5.emplace(o.out + "/peptide.h5");
+  nlohmann::json files = write_split(o.out, "train", train, h5 ? &*h5 : nullptr);
+  files.update(write_split(o.out, "test", test, h5 ? &*h5 : nullptr));
+  if (h5) h5->close();
 
   nlohmann::json doc;
   doc["generator"] = "peptide";
@@ -223,6 +230,9 @@ void add_peptide_command(CLI::App &app) {
   cmd->add_option("--test-fraction", o->test_fraction, "fraction of the trajectories kept for the test set")
       ->check(CLI::Range(0.0, 0.9))->capture_default_str();
   cmd->add_option("-o,--output", o->out, "output directory")->capture_default_str();
+  cmd->add_flag("--hdf5", o->hdf5,
+                "also write every array to OUTPUT/peptide.h5 (/train/maps, /train/q, ..., /test/...; chunked, gzip) "
+                "for format: hdf5");
   cmd->add_flag("--quiet,-q", o->quiet, "no progress lines");
   cmd->add_flag("--print-q-histogram", o->histogram, "print the Q histogram (per temperature in a sweep)");
   cmd->callback([o] { run(*o); });

@@ -4,6 +4,7 @@
 // PNGs for image-folder readers.
 #include "Commands.h"
 
+#include "common/Hdf5.h"
 #include "common/Npy.h"
 #include "common/Parallel.h"
 #include "common/Png.h"
@@ -44,7 +45,7 @@ struct StemOptions {
   int threads = 0;
   bool quiet = false;
   std::string folder;
-  bool rgb = false, no_npy = false;
+  bool rgb = false, no_npy = false, hdf5 = false;
 };
 
 template <class T> std::string text(T v) {
@@ -224,6 +225,15 @@ void run(StemOptions &o) {
     write_npy(o.output + "/train_labels.npy", {cfg.train}, data.train_labels.data());
     write_npy(o.output + "/test_labels.npy", {cfg.test}, data.test_labels.data());
   }
+  if (o.hdf5) {
+    // The same arrays in one file: format: hdf5, "stem.h5:/train/images".
+    Hdf5Writer h5(o.output + "/stem.h5");
+    h5.write("/train/images", {cfg.train, 1, S, S}, data.train_images.data());
+    h5.write("/train/labels", {cfg.train}, data.train_labels.data());
+    h5.write("/test/images", {cfg.test, 1, S, S}, data.test_images.data());
+    h5.write("/test/labels", {cfg.test}, data.test_labels.data());
+    h5.close();
+  }
   const nlohmann::json doc = sidecar(o, cfg, data);
   write_sidecar(o.output + "/stem.json", doc);
   if (!o.folder.empty()) write_sidecar(o.folder + "/stem.json", doc);
@@ -238,6 +248,7 @@ void run(StemOptions &o) {
                 doc["counts"]["train_per_class"][class_name(cfg.task, k)].dump().c_str(),
                 doc["counts"]["test_per_class"][class_name(cfg.task, k)].dump().c_str());
   if (!o.no_npy) std::printf("  wrote %s/{train,test}_{images,labels}.npy and stem.json\n", o.output.c_str());
+  if (o.hdf5) std::printf("  wrote %s/stem.h5\n", o.output.c_str());
   else std::printf("  wrote %s/stem.json\n", o.output.c_str());
   if (!o.folder.empty())
     std::printf("  wrote %s/{train,val}/<class>/<index>.png (%s)\n", o.folder.c_str(), o.rgb ? "RGB" : "grey");
@@ -279,6 +290,9 @@ void add_stem_command(CLI::App &app) {
                   "Also write an image folder DIR/train/<class>/<index>.png and DIR/val/<class>/<index>.png");
   cmd->add_flag("--rgb", o->rgb, "PNGs of --folder as RGB (grey replicated, for 3-channel networks)");
   cmd->add_flag("--no-npy", o->no_npy, "Write only the --folder tree (and stem.json), no NPY arrays");
+  cmd->add_flag("--hdf5", o->hdf5,
+                "Also write the arrays to OUTPUT/stem.h5 (/train/images, /train/labels, /test/images, /test/labels; "
+                "chunked, gzip) for format: hdf5");
   cmd->callback([o] { run(*o); });
 }
 

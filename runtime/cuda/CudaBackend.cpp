@@ -55,11 +55,15 @@ class CudaBackend final : public Backend {
 public:
   CudaBackend(Arenas &a, World &world, int64_t accumulate)
       : device_(select_device(world.local_rank())), stream_(context().stream), np_(int64_t(a.params.size())),
-        nb_(int64_t(a.buffers.size())), max_batch_(int64_t(a.labels.size())),
-        in_floats_(max_batch_ ? int64_t(a.x.size()) / max_batch_ : 0) {
-    // The batch slot: the samples, then (256-byte aligned) their labels.
+        nb_(int64_t(a.buffers.size())), max_batch_(a.max_batch),
+        in_floats_(max_batch_ ? int64_t(a.x.size()) / max_batch_ : 0),
+        label_elems_(max_batch_ ? int64_t(a.labels.size()) / max_batch_ : 0),
+        target_floats_(max_batch_ ? int64_t(a.targets.size()) / max_batch_ : 0) {
+    // The batch slot: the samples, then (256-byte aligned) their labels and
+    // their targets.
     labels_at_ = aligned(a.x.size() * sizeof(float));
-    const size_t slot_bytes = labels_at_ + a.labels.size() * sizeof(int64_t);
+    targets_at_ = aligned(labels_at_ + a.labels.size() * sizeof(int64_t));
+    const size_t slot_bytes = targets_at_ + a.targets.size() * sizeof(float);
     const int params = arena_.reserve("parameters", a.params.size() * sizeof(float));
     const int grads = arena_.reserve("gradients", a.grads.size() * sizeof(float));
     const int buffers = arena_.reserve("buffers", a.buffers.size() * sizeof(float));
@@ -103,10 +107,11 @@ public:
     const int slot = upload_batch(a, batch);
     dx_memref_f32 params = memref(params_, np_), buffers = memref(buffers_, nb_), grads = memref(grads_, np_);
     dx_memref_f32 new_buffers = memref(new_buffers_, nb_), x = memref(batch_x_, batch * in_floats_);
-    dx_memref_i64 labels = memref(batch_labels_, batch);
+    dx_memref_i64 labels = memref(batch_labels_, batch * label_elems_);
+    dx_memref_f32 targets = memref(batch_targets_, batch * target_floats_);
     // Returns once the stream has run the step (the loss read-back).
-    const float loss =
-        _mlir_ciface_dx_train_step(&params, &buffers, &grads, &new_buffers, &x, &labels, batch, seed, step, rank);
+    const float loss = _mlir_ciface_dx_train_step(&params, &buffers, &grads, &new_buffers, &x, &labels, &targets, batch,
+                                                  seed, step, rank);
     stager_->release(slot);
     return loss;
   }
@@ -115,8 +120,9 @@ public:
     const int slot = upload_batch(a, batch);
     dx_memref_f32 params = memref(params_, np_), buffers = memref(buffers_, nb_);
     dx_memref_f32 x = memref(batch_x_, batch * in_floats_), outputs = memref(outputs_, batch * output_floats_);
-    dx_memref_i64 labels = memref(batch_labels_, batch);
-    const float loss = _mlir_ciface_dx_eval_step(&params, &buffers, &x, &labels, &outputs, batch);
+    dx_memref_i64 labels = memref(batch_labels_, batch * label_elems_);
+    dx_memref_f32 targets = memref(batch_targets_, batch * target_floats_);
+    const float loss = _mlir_ciface_dx_eval_step(&params, &buffers, &x, &labels, &targets, &outputs, batch);
     stager_->release(slot);
     // Every output (output k after outputs 0..k-1, docs/abi.md) to the host.
     download(a.outputs.data(), outputs_, batch * output_floats_);
@@ -202,7 +208,7 @@ public:
 private:
   float *f32(int slice) const { return static_cast<float *>(arena_.at(slice)); }
 
-  // The batch a.x / a.labels [0, batch) into the next slot; the compute
+  // The batch a.x / a.labels / a.targets [0, batch) into the next slot; the compute
   // stream waits for its copy. Returns the slot (release it after the step).
   int upload_batch(const Arenas &a, int64_t batch) {
     DXRT_CHECK(batch >= 0 && batch <= max_batch_,
@@ -211,11 +217,14 @@ private:
     const int slot = int(next_slot_++ & 1);
     char *h = static_cast<char *>(stager_->host(slot));
     std::memcpy(h, a.x.data(), size_t(batch * in_floats_) * sizeof(float));
-    std::memcpy(h + labels_at_, a.labels.data(), size_t(batch) * sizeof(int64_t));
-    stager_->upload(slot, labels_at_ + size_t(batch) * sizeof(int64_t));
+    std::memcpy(h + labels_at_, a.labels.data(), size_t(batch * label_elems_) * sizeof(int64_t));
+    if (target_floats_) std::memcpy(h + targets_at_, a.targets.data(), size_t(batch * target_floats_) * sizeof(float));
+    stager_->upload(slot, target_floats_ ? targets_at_ + size_t(batch * target_floats_) * sizeof(float)
+                                         : labels_at_ + size_t(batch * label_elems_) * sizeof(int64_t));
     char *d = static_cast<char *>(stager_->acquire(slot));
     batch_x_ = reinterpret_cast<float *>(d);
     batch_labels_ = reinterpret_cast<int64_t *>(d + labels_at_);
+    batch_targets_ = reinterpret_cast<float *>(d + targets_at_);
     return slot;
   }
 
@@ -240,9 +249,9 @@ private:
 
   const Device &device_;
   CUstream_st *stream_;
-  const int64_t np_, nb_, max_batch_, in_floats_;
+  const int64_t np_, nb_, max_batch_, in_floats_, label_elems_, target_floats_;
   int64_t state_floats_ = 0, output_floats_ = 0;
-  size_t labels_at_ = 0;
+  size_t labels_at_ = 0, targets_at_ = 0;
   DeviceArena arena_;
   std::optional<BatchStager> stager_;
   std::optional<NcclComm> nccl_;
@@ -250,6 +259,7 @@ private:
   float *accum_grads_ = nullptr, *accum_buffers_ = nullptr, *outputs_ = nullptr;
   float *batch_x_ = nullptr;
   int64_t *batch_labels_ = nullptr;
+  float *batch_targets_ = nullptr;
   uint64_t next_slot_ = 0;
 };
 

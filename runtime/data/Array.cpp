@@ -12,8 +12,8 @@ namespace dxrt {
 size_t dtype_size(Dtype t) {
   switch (t) {
   case Dtype::U8: case Dtype::I8: return 1;
-  case Dtype::I16: return 2;
-  case Dtype::I32: case Dtype::F32: return 4;
+  case Dtype::U16: case Dtype::I16: return 2;
+  case Dtype::U32: case Dtype::I32: case Dtype::F32: return 4;
   case Dtype::I64: case Dtype::F64: return 8;
   }
   return 1;
@@ -23,7 +23,9 @@ const char *dtype_name(Dtype t) {
   switch (t) {
   case Dtype::U8: return "uint8";
   case Dtype::I8: return "int8";
+  case Dtype::U16: return "uint16";
   case Dtype::I16: return "int16";
+  case Dtype::U32: return "uint32";
   case Dtype::I32: return "int32";
   case Dtype::I64: return "int64";
   case Dtype::F32: return "float32";
@@ -56,7 +58,9 @@ template <typename F> static void each(const Array &a, F &&f) {
   switch (a.dtype) {
   case Dtype::U8: load(uint8_t{}); break;
   case Dtype::I8: load(int8_t{}); break;
+  case Dtype::U16: load(uint16_t{}); break;
   case Dtype::I16: load(int16_t{}); break;
+  case Dtype::U32: load(uint32_t{}); break;
   case Dtype::I32: load(int32_t{}); break;
   case Dtype::I64: load(int64_t{}); break;
   case Dtype::F32: load(float{}); break;
@@ -66,7 +70,7 @@ template <typename F> static void each(const Array &a, F &&f) {
 
 // Through double, as the read path has always converted (for int64 that is
 // not the same as straight to float: double rounds first).
-template <typename T, bool Swap>
+template <typename T, bool Swap, bool Log1p>
 static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float mean, float inv_std, float *out) {
   int64_t bad = -1;
   for (int64_t j = 0; j < count; ++j) {
@@ -75,8 +79,8 @@ static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float 
     if constexpr (Swap) std::reverse(b, b + sizeof(T));
     T v;
     std::memcpy(&v, b, sizeof(T));
-    const float f = float(double(v));
-    if constexpr (std::is_floating_point_v<T>)
+    const float f = Log1p ? float(std::log1p(double(v))) : float(double(v));
+    if constexpr (std::is_floating_point_v<T> || Log1p)
       if (bad < 0 && !std::isfinite(f)) bad = j;
     out[j] = (f * scale - mean) * inv_std;
   }
@@ -84,22 +88,28 @@ static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float 
 }
 
 template <typename T>
-static int64_t convert_as(const uint8_t *src, bool swap, int64_t count, float scale, float mean, float inv_std, float *out) {
-  return swap ? convert_as<T, true>(src, count, scale, mean, inv_std, out)
-              : convert_as<T, false>(src, count, scale, mean, inv_std, out);
+static int64_t convert_as(const uint8_t *src, bool swap, bool log1p, int64_t count, float scale, float mean,
+                          float inv_std, float *out) {
+  if (log1p)
+    return swap ? convert_as<T, true, true>(src, count, scale, mean, inv_std, out)
+                : convert_as<T, false, true>(src, count, scale, mean, inv_std, out);
+  return swap ? convert_as<T, true, false>(src, count, scale, mean, inv_std, out)
+              : convert_as<T, false, false>(src, count, scale, mean, inv_std, out);
 }
 
 int64_t convert(const uint8_t *src, Dtype t, bool big_endian, int64_t count, float scale, float mean, float inv_std,
-                float *out) {
-  const bool swap = big_endian; // one-byte types have no byte order
+                float *out, bool log1p) {
+  const bool swap = big_endian && dtype_size(t) > 1; // one-byte types have no byte order
   switch (t) {
-  case Dtype::U8: return convert_as<uint8_t, false>(src, count, scale, mean, inv_std, out);
-  case Dtype::I8: return convert_as<int8_t, false>(src, count, scale, mean, inv_std, out);
-  case Dtype::I16: return convert_as<int16_t>(src, swap, count, scale, mean, inv_std, out);
-  case Dtype::I32: return convert_as<int32_t>(src, swap, count, scale, mean, inv_std, out);
-  case Dtype::I64: return convert_as<int64_t>(src, swap, count, scale, mean, inv_std, out);
-  case Dtype::F32: return convert_as<float>(src, swap, count, scale, mean, inv_std, out);
-  case Dtype::F64: return convert_as<double>(src, swap, count, scale, mean, inv_std, out);
+  case Dtype::U8: return convert_as<uint8_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::I8: return convert_as<int8_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::U16: return convert_as<uint16_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::I16: return convert_as<int16_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::U32: return convert_as<uint32_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::I32: return convert_as<int32_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::I64: return convert_as<int64_t>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::F32: return convert_as<float>(src, swap, log1p, count, scale, mean, inv_std, out);
+  case Dtype::F64: return convert_as<double>(src, swap, log1p, count, scale, mean, inv_std, out);
   }
   return -1;
 }

@@ -10,7 +10,7 @@
 
 namespace dxrt {
 
-enum class Dtype { U8, I8, I16, I32, I64, F32, F64 };
+enum class Dtype { U8, I8, U16, I16, U32, I32, I64, F32, F64 };
 
 size_t dtype_size(Dtype t);
 const char *dtype_name(Dtype t);
@@ -51,10 +51,11 @@ std::vector<int64_t> to_labels(const Array &a, int64_t classes);
 // The one conversion of inputs to model floats, for read and mapped splits:
 // out[j] = (float(x[j]) * scale - mean) * inv_std for the `count` elements x
 // of type t at src (big-endian when big_endian), each converted to float as
-// to_floats does. src may be out (in place, for f32). Returns the index of
-// the first element whose float(x[j]) is not finite, -1 when none is.
+// to_floats does (with log1p: float(log1p(double(x[j]))) first). src may be
+// out (in place, for f32). Returns the index of the first element whose
+// float is not finite (log1p: also x <= -1), -1 when none is.
 int64_t convert(const uint8_t *src, Dtype t, bool big_endian, int64_t count, float scale, float mean, float inv_std,
-                float *out);
+                float *out, bool log1p = false);
 // The error for a non-finite input at element `element` of `file`.
 [[noreturn]] void fail_non_finite(const std::string &file, int64_t element);
 

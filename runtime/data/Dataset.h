@@ -1,9 +1,11 @@
-// A dataset as the runtime holds it: each split's labels in memory (int64),
-// its samples either in memory as normalised f32 (read splits) or as a
-// read-only mapping of the file, converted and normalised as gather() copies
-// them (mapped splits: uncompressed IDX and NPY under Access::Map; gzip, CSV
-// and synthetic splits are always read), or as a folder of image files
-// decoded and augmented as gather() copies them (image splits).
+// A dataset as the runtime holds it: each split's labels (int64) and
+// targets (f32) in memory, its samples either in memory as normalised f32
+// (read splits) or as a read-only mapping of the file, converted and
+// normalised as gather() copies them (mapped splits: uncompressed IDX and NPY
+// under Access::Map; gzip, CSV and synthetic splits are always read), or read
+// from an HDF5 dataset one sample at a time as gather() copies them (HDF5
+// splits), or as a folder of image files decoded and augmented as gather()
+// copies them (image splits).
 #pragma once
 
 #include "data/Array.h"
@@ -18,24 +20,32 @@ namespace dxrt {
 
 // The metadata's "dataset" object (docs/abi.md).
 struct DatasetSpec {
-  std::string name, format;            // format: idx, npy, csv, folder
-  std::vector<std::string> train, test; // [inputs] or [inputs, labels]; folder: [directory]
+  std::string name, format;            // format: idx, npy, csv, hdf5, folder
+  std::vector<std::string> train, test; // [inputs] or [inputs, labels or targets]; folder: [directory]
   std::vector<int64_t> sample;         // shape of one sample
   int64_t classes = 0;                 // 0 = not a classification set
+  std::string transform = "none";      // none or log1p (of the stored value), then
   double scale = 1.0;                  // x * scale, then (x - mean) / std
   std::vector<double> mean, std;       // empty, one value, or one per channel (sample[0])
   int64_t label_column = -1;           // csv: the column holding the label, -1 = none
   bool header = false;                 // csv: skip the first line
   std::vector<std::string> augment;    // folder: random_resized_crop, flip (training split only)
+  std::vector<int64_t> label_shape;    // one sample's class labels: [] = one, [H, W] = one per pixel
+  bool targets = false;                // the second file holds continuous targets, not labels
+  std::vector<int64_t> target_shape;   // one sample's targets
 
   int64_t sample_floats() const;
-  // Labels come from a second file, or (csv) from label_column.
+  int64_t label_elems() const;         // labels per sample
+  int64_t target_floats() const;       // targets per sample (0 without targets)
+  // Labels come from a second file, or (csv) from label_column; never with targets.
   bool labelled() const;
 };
 
-// x * scale, then (x - mean) / std, per channel: channel c of a sample is
-// its elements [c * plane, (c + 1) * plane).
+// log1p(x) when the dataset says `transform: log1p`, then x * scale, then
+// (x - mean) / std, per channel: channel c of a sample is its elements
+// [c * plane, (c + 1) * plane).
 struct Normalization {
+  bool log1p = false;
   float scale = 1;
   std::vector<float> mean, inv_std; // one per channel
   int64_t plane = 0;
@@ -50,6 +60,7 @@ struct AugmentKey {
 };
 
 struct ImageSource; // data/ImageFolder.h
+class Hdf5Source;   // data/Hdf5.h
 
 struct Split {
   std::string name;            // "train" or "test"
@@ -66,10 +77,18 @@ struct Split {
   Normalization norm;
   // Image splits (x empty): the folder's files and how they become samples.
   std::shared_ptr<const ImageSource> images;
-  std::vector<int64_t> y;      // n labels when has_labels
+  // HDF5 splits (x empty): the inputs dataset, read a sample at a time, and
+  // normalised as mapped splits are (norm).
+  std::shared_ptr<const Hdf5Source> h5;
+  std::vector<int64_t> y;      // n * label_elems labels when has_labels
   bool has_labels = false;
+  int64_t label_elems = 1;     // labels per sample
+  std::vector<float> t;        // n * target_floats targets when has_targets
+  bool has_targets = false;
+  int64_t target_floats = 0;
   bool mapped() const { return file != nullptr; }
   bool decoded() const { return images != nullptr; }
+  bool hdf5() const { return h5 != nullptr; }
 };
 
 // Read: every split in memory. Map: uncompressed IDX and NPY inputs mapped
@@ -92,9 +111,12 @@ Normalization normalization(const DatasetSpec &spec, int64_t sample_floats);
 // list one value per channel (sample[0]).
 void normalize(Split &split, const DatasetSpec &spec);
 
-// A split of n samples of N(0, 1) inputs and uniform labels in [0, classes)
-// (no labels when classes == 0), the same for a given seed on every rank.
-Split synthetic_split(const std::string &which, int64_t n, int64_t sample_floats, int64_t classes, uint64_t seed);
+// A split of n samples of N(0, 1) inputs and label_elems uniform labels in
+// [0, classes) per sample (no labels when classes == 0), or target_floats
+// N(0, 1) targets per sample when target_floats > 0; the same for a given
+// seed on every rank.
+Split synthetic_split(const std::string &which, int64_t n, int64_t sample_floats, int64_t classes, uint64_t seed,
+                      int64_t label_elems = 1, int64_t target_floats = 0);
 
 // The path a file name refers to: data_dir/name for a relative name when
 // data_dir is set, else name.

@@ -4,20 +4,25 @@
 #include "data/Array.h"
 #include "data/Csv.h"
 #include "data/Dataset.h"
+#include "data/Hdf5.h"
 #include "data/ImageFolder.h"
 
 #include <filesystem>
 
 namespace dxrt {
 
-int64_t DatasetSpec::sample_floats() const {
+static int64_t product(const std::vector<int64_t> &shape) {
   int64_t n = 1;
-  for (int64_t d : sample) n *= d;
+  for (int64_t d : shape) n *= d;
   return n;
 }
 
+int64_t DatasetSpec::sample_floats() const { return product(sample); }
+int64_t DatasetSpec::label_elems() const { return product(label_shape); }
+int64_t DatasetSpec::target_floats() const { return targets ? product(target_shape) : 0; }
+
 bool DatasetSpec::labelled() const {
-  return train.size() >= 2 || (format == "csv" && label_column >= 0) || format == "folder";
+  return !targets && (train.size() >= 2 || (format == "csv" && label_column >= 0) || format == "folder");
 }
 
 std::string resolve_path(const std::string &name, const std::string &data_dir) {
@@ -27,8 +32,28 @@ std::string resolve_path(const std::string &name, const std::string &data_dir) {
 
 static std::vector<int64_t> tail(const std::vector<int64_t> &shape) { return {shape.begin() + 1, shape.end()}; }
 
-// An IDX or NPY split: inputs [N, ...sample] and labels [N]. With Access::Map
-// an uncompressed inputs file is mapped instead of read; labels are read.
+// The second file's array [N, ...per-sample shape] (labels or targets) must
+// match the inputs' N and the dataset block's per-sample shape; a trailing
+// 1 is accepted for one value per sample ([N, 1]).
+static void check_second(const Array &a, const Split &s, const std::string &path, const std::string &inputs,
+                         const std::vector<int64_t> &per_sample, const char *what) {
+  int64_t want = 1;
+  for (int64_t d : per_sample) want *= d;
+  const bool scalar_ok = per_sample.empty() && (a.shape.size() == 1 || (a.shape.size() == 2 && a.shape[1] == 1));
+  const bool shape_ok = scalar_ok || (a.shape.size() == per_sample.size() + 1 && tail(a.shape) == per_sample);
+  DXRT_CHECK(!a.shape.empty() && a.shape[0] == s.n,
+             str(s.name, " ", what, " '", path, "' hold ", a.shape.empty() ? 0 : a.shape[0], " ", what, " for the ",
+                 s.n, " samples of '", inputs, "'"),
+             "the inputs file and the second file must come from the same split");
+  DXRT_CHECK(shape_ok,
+             str(s.name, " ", what, " '", path, "' have shape ", shape_str(a.shape), ": expected ", s.n,
+                 " samples of shape ", shape_str(per_sample), " (", want, " per sample)"),
+             str("declare the per-sample shape with `", what, ": [...]` in the dataset block"));
+}
+
+// An IDX or NPY split: inputs [N, ...sample] and labels [N, ...labels] or
+// targets [N, ...targets]. With Access::Map an uncompressed inputs file is
+// mapped instead of read; the second file is read.
 static Split load_arrays(const DatasetSpec &spec, const std::vector<std::string> &paths, Split s, Access access) {
   const bool idx = spec.format == "idx";
   auto read = [&](const std::string &p) { return idx ? read_idx(p) : read_npy(p); };
@@ -65,13 +90,43 @@ static Split load_arrays(const DatasetSpec &spec, const std::vector<std::string>
   }
   if (s.has_labels) {
     Array lab = read(paths[1]);
-    DXRT_CHECK(lab.shape.size() == 1 || (lab.shape.size() == 2 && lab.shape[1] == 1),
-               str(s.name, " labels '", paths[1], "' have shape ", shape_str(lab.shape), ": expected [N]"), "");
-    DXRT_CHECK(lab.shape[0] == s.n,
-               str(s.name, " labels '", paths[1], "' hold ", lab.shape[0], " labels for the ", s.n, " samples of '",
-                   paths[0], "'"),
-               "the inputs and labels files must come from the same split");
+    check_second(lab, s, paths[1], paths[0], spec.label_shape, "labels");
     s.y = to_labels(lab, spec.classes);
+  }
+  if (s.has_targets) {
+    Array t = read(paths[1]);
+    check_second(t, s, paths[1], paths[0], spec.target_shape, "targets");
+    s.t = to_floats(t);
+  }
+  return s;
+}
+
+// An HDF5 split: inputs FILE:/PATH [N, ...sample] read a sample at a time;
+// labels or targets FILE:/PATH read whole. (files are already resolved
+// against the data directory by parse_hdf5_ref, not by load_split.)
+static Split load_hdf5(const DatasetSpec &spec, const std::vector<std::string> &files, const std::string &data_dir,
+                       Split s) {
+  auto in = std::make_shared<const Hdf5Source>(parse_hdf5_ref(files[0], data_dir));
+  const std::vector<int64_t> &shape = in->shape();
+  s.source = files[0];
+  s.n = shape[0];
+  DXRT_CHECK(s.n > 0, str(s.name, " inputs '", files[0], "' hold no samples (shape ", shape_str(shape), ")"), "");
+  DXRT_CHECK(in->sample_elems() == spec.sample_floats(),
+             str(s.name, " inputs '", files[0], "' hold samples of shape ", shape_str(tail(shape)), " (",
+                 in->sample_elems(), " elements), but the dataset block's sample is ", shape_str(spec.sample), " (",
+                 spec.sample_floats(), " elements)"),
+             "fix `sample:` in the dataset block or the data file");
+  s.dtype = in->dtype();
+  s.h5 = std::move(in);
+  if (s.has_labels || s.has_targets) {
+    Array second = Hdf5Source(parse_hdf5_ref(files[1], data_dir)).read_all();
+    if (s.has_labels) {
+      check_second(second, s, files[1], files[0], spec.label_shape, "labels");
+      s.y = to_labels(second, spec.classes);
+    } else {
+      check_second(second, s, files[1], files[0], spec.target_shape, "targets");
+      s.t = to_floats(second);
+    }
   }
   return s;
 }
@@ -90,6 +145,16 @@ static Split load_csv(const DatasetSpec &spec, const std::vector<std::string> &p
   s.x = std::move(t.x);
   if (spec.label_column >= 0) {
     s.y = std::move(t.y);
+  } else if (s.has_targets) {
+    // A second file of target rows, one column per target.
+    CsvTable tt = read_csv(paths[1], -1, spec.header, 0);
+    DXRT_CHECK(tt.features == s.target_floats,
+               str(s.name, " targets file '", paths[1], "' has ", tt.features, " columns, but the dataset block's targets ",
+                   shape_str(spec.target_shape), " have ", s.target_floats, " elements"),
+               "fix `targets:` in the dataset block or the file");
+    DXRT_CHECK(tt.rows == s.n, str(s.name, " targets file '", paths[1], "' holds ", tt.rows, " rows for the ", s.n,
+                                   " rows of '", paths[0], "'"), "");
+    s.t = std::move(tt.x);
   } else if (s.has_labels) {
     CsvTable lab = read_csv(paths[1], 0, spec.header, spec.classes);
     DXRT_CHECK(lab.features == 0, str(s.name, " label file '", paths[1], "' has more than one column"), "");
@@ -107,6 +172,9 @@ Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files,
   s.name = which;
   s.sample_floats = spec.sample_floats();
   s.has_labels = spec.labelled();
+  s.label_elems = spec.label_elems();
+  s.has_targets = spec.targets;
+  s.target_floats = spec.target_floats();
   std::vector<std::string> paths;
   for (const std::string &f : files) paths.push_back(resolve_path(f, data_dir));
   s.source = paths[0];
@@ -116,10 +184,14 @@ Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files,
   DXRT_CHECK(!separate_labels || paths.size() >= 2,
              str("the dataset is labelled but its ", which, " split lists no labels file (only '", files[0], "')"),
              str("give `", which, ": [\"inputs\", \"labels\"]` in the dataset block"));
-  if (spec.format == "idx" || spec.format == "npy") s = load_arrays(spec, paths, std::move(s), access);
+  DXRT_CHECK(!s.has_targets || paths.size() >= 2,
+             str("the dataset has targets but its ", which, " split lists no targets file (only '", files[0], "')"),
+             str("give `", which, ": [\"inputs\", \"targets\"]` in the dataset block"));
+  if (spec.format == "hdf5") s = load_hdf5(spec, files, data_dir, std::move(s));
+  else if (spec.format == "idx" || spec.format == "npy") s = load_arrays(spec, paths, std::move(s), access);
   else if (spec.format == "csv") s = load_csv(spec, paths, std::move(s));
-  else DXRT_FAIL(str("unknown dataset format '", spec.format, "'"), "the formats are idx, npy, csv and folder");
-  if (s.mapped()) s.norm = normalization(spec, s.sample_floats);
+  else DXRT_FAIL(str("unknown dataset format '", spec.format, "'"), "the formats are idx, npy, csv, hdf5 and folder");
+  if (s.mapped() || s.hdf5()) s.norm = normalization(spec, s.sample_floats);
   else normalize(s, spec);
   return s;
 }
@@ -138,6 +210,7 @@ Normalization normalization(const DatasetSpec &spec, int64_t sample_floats) {
   std::vector<double> mean = per_channel(spec.mean, "mean", 0.0), sd = per_channel(spec.std, "std", 1.0);
   for (double d : sd) DXRT_CHECK(d > 0, str("the dataset's std ", d, " is not positive"), "");
   Normalization nm;
+  nm.log1p = spec.transform == "log1p";
   nm.scale = float(spec.scale);
   nm.plane = channels ? sample_floats / channels : 0;
   for (int64_t c = 0; c < channels; ++c) {
@@ -152,7 +225,9 @@ void normalize(Split &s, const DatasetSpec &spec) {
   for (int64_t i = 0; i < s.n; ++i)
     for (size_t c = 0; c < nm.mean.size(); ++c) {
       float *p = s.x.data() + i * s.sample_floats + int64_t(c) * nm.plane;
-      convert(reinterpret_cast<const uint8_t *>(p), Dtype::F32, false, nm.plane, nm.scale, nm.mean[c], nm.inv_std[c], p);
+      const int64_t bad = convert(reinterpret_cast<const uint8_t *>(p), Dtype::F32, false, nm.plane, nm.scale, nm.mean[c],
+                                  nm.inv_std[c], p, nm.log1p);
+      if (bad >= 0) fail_non_finite(s.source, i * s.sample_floats + int64_t(c) * nm.plane + bad);
     }
 }
 

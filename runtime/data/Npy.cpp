@@ -64,7 +64,7 @@ ArrayLayout parse_npy(const uint8_t *bytes, size_t size, const std::string &path
   if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"')) descr = descr.substr(1, descr.size() - 2);
   struct Known { const char *descr; Dtype t; };
   static const Known known[] = {{"<f4", Dtype::F32}, {"<f8", Dtype::F64}, {"|u1", Dtype::U8}, {"<u1", Dtype::U8},
-                                {"|i1", Dtype::I8},  {"<i1", Dtype::I8},  {"<i2", Dtype::I16}, {"<i4", Dtype::I32},
+                                {"|i1", Dtype::I8},  {"<i1", Dtype::I8},  {"<i2", Dtype::I16}, {"<u2", Dtype::U16}, {"<i4", Dtype::I32}, {"<u4", Dtype::U32},
                                 {"<i8", Dtype::I64}};
   bool found = false;
   for (const Known &k : known)

@@ -1,5 +1,6 @@
 #include "data/Order.h"
 
+#include "data/Hdf5.h"
 #include "data/ImageFolder.h"
 #include "kernels/Philox.h"
 
@@ -43,35 +44,54 @@ static void copy_sample(const Split &s, int64_t i, float *out, const AugmentKey 
     image_sample(*s.images, i, key, out);
     return;
   }
-  if (!s.mapped()) {
+  if (!s.mapped() && !s.hdf5()) {
     std::memcpy(out, s.x.data() + i * f, sizeof(float) * size_t(f));
     return;
   }
   const Normalization &nm = s.norm;
   const int64_t esize = int64_t(dtype_size(s.dtype));
-  for (size_t c = 0; c < nm.mean.size(); ++c) {
-    const int64_t at = i * f + int64_t(c) * nm.plane;
-    int64_t bad = convert(s.data + at * esize, s.dtype, s.big_endian, nm.plane, nm.scale, nm.mean[c], nm.inv_std[c],
-                          out + int64_t(c) * nm.plane);
-    if (bad >= 0) fail_non_finite(s.source, at + bad);
+  // An HDF5 sample is read into a per-thread buffer first, then converted as
+  // a mapped one is (at element 0 of the buffer instead of i * f of the file).
+  thread_local std::vector<uint8_t> row;
+  const uint8_t *base = s.data;
+  int64_t first = i * f;
+  if (s.hdf5()) {
+    row.resize(size_t(f * esize));
+    s.h5->read_sample(i, row.data());
+    base = row.data();
+    first = 0;
   }
+  for (size_t c = 0; c < nm.mean.size(); ++c) {
+    const int64_t at = int64_t(c) * nm.plane;
+    int64_t bad = convert(base + (first + at) * esize, s.dtype, s.big_endian, nm.plane, nm.scale, nm.mean[c],
+                          nm.inv_std[c], out + at, nm.log1p);
+    if (bad >= 0) fail_non_finite(s.source, i * f + at + bad);
+  }
+}
+
+// Sample src's labels and targets to position i of the batch.
+static void copy_second(const Split &s, int64_t src, int64_t i, int64_t *y, float *t) {
+  if (y && s.has_labels)
+    std::copy_n(s.y.begin() + src * s.label_elems, s.label_elems, y + i * s.label_elems);
+  if (t && s.has_targets)
+    std::copy_n(s.t.begin() + src * s.target_floats, s.target_floats, t + i * s.target_floats);
 }
 
 void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y,
-            const AugmentKey &key) {
+            float *t, const AugmentKey &key) {
   for (int64_t i = lo; i < hi; ++i) {
     int64_t src = order[size_t(i)];
     copy_sample(split, src, x + (i - lo) * split.sample_floats, &key);
-    if (y && split.has_labels) y[i - lo] = split.y[size_t(src)];
+    copy_second(split, src, i - lo, y, t);
   }
 }
 
-void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y) {
-  if (split.mapped() || split.decoded())
+void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y, float *t) {
+  if (split.mapped() || split.decoded() || split.hdf5())
     for (int64_t i = lo; i < hi; ++i) copy_sample(split, i, x + (i - lo) * split.sample_floats, nullptr);
   else
     std::memcpy(x, split.x.data() + lo * split.sample_floats, sizeof(float) * size_t((hi - lo) * split.sample_floats));
-  if (y && split.has_labels) std::copy(split.y.begin() + lo, split.y.begin() + hi, y);
+  for (int64_t i = lo; i < hi; ++i) copy_second(split, i, i - lo, y, t);
 }
 
 } // namespace dxrt

@@ -32,8 +32,9 @@ struct BatchPlan {
   int64_t global_size(int64_t s) const;
 };
 
-// Copies samples order[lo..hi) of the split into x (and their labels into y
-// when the split has labels and y is not null). A mapped split's samples are
+// Copies samples order[lo..hi) of the split into x (their labels into y
+// when the split has labels and y is not null, label_elems per sample; their
+// targets into t when it has targets and t is not null). A mapped split's samples are
 // converted and normalised here, touching only their pages of the file;
 // throws dxrt::Error for a non-finite input. An image split's samples are
 // decoded here (on this thread; the trainer prefetches them on a pool, see
@@ -41,9 +42,9 @@ struct BatchPlan {
 // drawn for (key, sample index). Allocates nothing (image splits: once
 // their per-thread buffers have grown).
 void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y,
-            const AugmentKey &key);
+            float *t, const AugmentKey &key);
 // The same for samples lo..hi in file order, for evaluation: image splits
 // use the evaluation transform (no random draws).
-void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y);
+void gather_range(const Split &split, int64_t lo, int64_t hi, float *x, int64_t *y, float *t);
 
 } // namespace dxrt

@@ -73,6 +73,8 @@ void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train
   line(str("  data       ", cfg.synthetic ? "synthetic " : "", d.name, " (", d.format, "): ", dx::withThousands(train.n), " train, ",
            test ? dx::withThousands(test->n) : std::string("no"), " test samples of ", shape_str(d.sample),
            d.classes ? str(", ", d.classes, " classes") : std::string(""),
+           d.labelled() && !d.label_shape.empty() ? str(", labels ", shape_str(d.label_shape), " per sample") : std::string(""),
+           d.targets ? str(", targets ", shape_str(d.target_shape)) : std::string(""),
            cfg.synthetic ? std::string("") : str(", loaded in ", str_fixed(load_s, 1), " s")));
   line(str("  batch      ", cfg.per_rank_batch, " per rank, ", cfg.global_batch(), " global; eval batch ", cfg.eval_batch));
   line(str("  optimizer  ", optimizer_str(m.optimizer, cfg.base_lr), ", schedule ", describe(cfg.schedule)));
@@ -144,6 +146,10 @@ void Console::epoch_summary(const EpochStats &s) {
   if (!enabled_) return;
   std::string val = s.has_val ? str("  val_loss ", str_fixed(s.val.loss, 4)) : std::string("");
   if (s.has_val && !std::isnan(s.val.accuracy)) val += str("  val_acc ", str_fixed(s.val.accuracy, 4));
+  if (s.has_val && s.val.per_pixel && !std::isnan(s.val.iou)) val += str("  val_iou ", str_fixed(s.val.iou, 4));
+  if (s.has_val && !std::isnan(s.val.mae))
+    val += str("  val_mae ", str_sig(s.val.mae, 4), "  val_rmse ", str_sig(s.val.rmse, 4),
+               std::isnan(s.val.r2) ? std::string("") : str("  val_r2 ", str_fixed(s.val.r2, 4)));
   line(str("epoch ", s.epoch, "/", s.epochs, "  train_loss ", str_fixed(s.train_loss, 4), val, "  lr ", str_sig(s.lr, 4),
            "  ", dx::withThousands(std::llround(s.samples_per_s)), " samples/s  ", str_fixed(s.epoch_time_s, 1), " s"));
 }

@@ -118,6 +118,8 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
   double bucket_mb = 25;
   bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false, profile = false;
+  bool print_weights = false, no_shuffle = false, log_steps = false;
+  std::string save_weights, init_from, predict, predict_out = "predictions";
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
   app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(positive_real())->type_name("X");
   app.add_option("--batch", batch, "Batch size per rank (the global batch is this times the ranks)")
@@ -150,6 +152,22 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--keep-checkpoints", keep, "Keep the newest N complete checkpoints")->default_str("2")
       ->check(whole_number(1))->type_name("N");
   app.add_flag("--print-schedule", print_schedule, "Print the learning rate of every step of the run, then exit");
+  app.add_option("--save-weights", save_weights,
+                 "After training, write every parameter and buffer to DIR: one NPY per tensor (PyTorch's names and "
+                 "layouts) and index.json")
+      ->type_name("DIR");
+  app.add_option("--init-from", init_from,
+                 "Start from the weights in DIR (as --save-weights writes them, or tools/weights/dx_weights.py from a "
+                 "PyTorch state_dict) instead of the initialisation rules")
+      ->type_name("DIR");
+  app.add_option("--predict", predict,
+                 "Instead of training: every output of the model for the inputs in FILE (NPY or IDX of [N, ...sample], "
+                 "or FILE.h5:/PATH), normalised as the dataset block says, with the weights of --init-from")
+      ->type_name("FILE");
+  app.add_option("--predict-out", predict_out, "Where --predict writes <output>.npy")->default_str("predictions")->type_name("DIR");
+  app.add_flag("--print-weights", print_weights, "Print the weights index (every tensor's name, kind and shape) as JSON, then exit");
+  app.add_flag("--no-shuffle", no_shuffle, "Visit the training samples in file order every epoch (reproducible outside DeepEx)");
+  app.add_flag("--log-steps", log_steps, "Log a 'step' event (step, epoch, loss, lr) for every training step");
   app.add_flag("--resume", resume, "Continue from the newest complete checkpoint in --checkpoint-dir");
   app.add_option("--stop-after-epoch", stop_after, "End the run after epoch N with a checkpoint (the schedule still spans --epochs)")
       ->check(whole_number(1))->type_name("N");
@@ -222,6 +240,13 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->resume = resume;
   cfg->print_schedule = print_schedule;
   cfg->export_dir = export_dir;
+  cfg->save_weights = save_weights;
+  cfg->init_from = init_from;
+  cfg->print_weights = print_weights;
+  cfg->predict = predict;
+  cfg->predict_out = predict_out;
+  cfg->shuffle = !no_shuffle;
+  cfg->log_steps = log_steps;
   try {
     cfg->sync = parse_sync(sync);
   } catch (const Error &e) {

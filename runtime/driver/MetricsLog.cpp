@@ -18,6 +18,9 @@ using Json = nlohmann::ordered_json;
 static double round_to(double v, double per_unit) { return std::round(v * per_unit) / per_unit; }
 // NaN (no such value) is written as null.
 static Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
+// R^2 is listed per target element up to this many (e.g. the 4 parameters of
+// a surrogate, not the pixels of an image-to-image model).
+static constexpr size_t kMaxListedOutputs = 64;
 
 MetricsLog::MetricsLog(const std::string &path, bool enabled, bool append) : path_(path) {
   if (!enabled || path.empty()) return;
@@ -65,6 +68,7 @@ void MetricsLog::start(const Metadata &m, const RunConfig &cfg, const Split &tra
   j["eval_batch"] = cfg.eval_batch;
   j["flops_per_sample"] = m.flops_per_sample;
   j["dataset"] = m.dataset ? m.dataset->name : "";
+  j["task"] = m.task();
   j["synthetic"] = cfg.synthetic;
   if (cfg.target) j["goal"] = {{"metric", cfg.target->metric}, {"op", cfg.target->op}, {"value", cfg.target->value}};
   if (cfg.max_steps) j["max_steps"] = cfg.max_steps;
@@ -91,7 +95,34 @@ void MetricsLog::epoch(const EpochStats &s) {
   j["train_loss"] = number(s.train_loss);
   j["val_loss"] = s.has_val ? number(s.val.loss) : Json(nullptr);
   j["val_accuracy"] = s.has_val ? number(s.val.accuracy) : Json(nullptr);
+  // The segmentation and regression metrics, where evaluation has them.
+  auto list = [](const std::vector<double> &v) {
+    Json a = Json::array();
+    for (double x : v) a.push_back(number(x));
+    return a;
+  };
+  if (s.has_val && s.val.per_pixel) {
+    j["val_iou"] = number(s.val.iou);
+    j["val_class_iou"] = list(s.val.class_iou);
+  }
+  if (s.has_val && !s.val.output_r2.empty()) {
+    j["val_mae"] = number(s.val.mae);
+    j["val_rmse"] = number(s.val.rmse);
+    j["val_r2"] = number(s.val.r2);
+    if (s.val.output_r2.size() <= kMaxListedOutputs) j["val_output_r2"] = list(s.val.output_r2);
+  }
   j["lr"] = s.lr;
+  write(j.dump());
+}
+
+void MetricsLog::step(int64_t step, int64_t epoch, double loss, double lr) {
+  if (!f_) return;
+  Json j;
+  j["event"] = "step";
+  j["step"] = step;
+  j["epoch"] = epoch;
+  j["loss"] = number(loss);
+  j["lr"] = lr;
   write(j.dump());
 }
 

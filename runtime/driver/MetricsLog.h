@@ -32,6 +32,8 @@ public:
   void start(const Metadata &meta, const RunConfig &cfg, const Split &train, const Split *test, int64_t steps_per_epoch,
              int blas_threads);
   void epoch(const EpochStats &s);
+  // --log-steps: one training step's loss (the global batch's mean) and rate.
+  void step(int64_t step, int64_t epoch, double loss, double lr);
   void target(const TargetSpec &t, double value, int64_t epoch, double train_time_s);
   void end(double train_time_s, double elapsed_s);
   void checkpoint(const std::string &why, const Progress &p, const std::string &path);

@@ -20,6 +20,7 @@
 #include "train/Export.h"
 #include "train/Profile.h"
 #include "train/Trainer.h"
+#include "train/Weights.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -27,6 +28,23 @@
 #include <memory>
 
 namespace dxrt {
+
+// --predict: the inputs of FILE as a split of the dataset's format without
+// labels or targets, normalised as the dataset block says (the model was
+// trained on such samples). NPY/IDX are mapped, HDF5 read a sample at a time,
+// so inputs larger than memory stream through.
+static Split predict_split(const Metadata &meta, const std::string &file) {
+  DatasetSpec d = *meta.dataset;
+  const bool h5 = file.rfind(":/") != std::string::npos && file.find(".h5") != std::string::npos;
+  if (h5) d.format = "hdf5";
+  else if (d.format == "csv" || d.format == "folder" || d.format == "hdf5")
+    d.format = file.size() > 4 && file.compare(file.size() - 4, 4, ".npy") == 0 ? "npy" : "idx";
+  d.train = {file};
+  d.targets = false;
+  d.label_column = -1;
+  d.label_shape.clear();
+  return load_split(d, d.train, "predict", "", Access::Map);
+}
 
 // Loads (or synthesises) the splits and checks them against the model.
 static TrainData load_data(const Metadata &meta, const RunConfig &cfg) {
@@ -37,10 +55,14 @@ static TrainData load_data(const Metadata &meta, const RunConfig &cfg) {
              "the model object and its metadata disagree; rebuild it with dxc");
   TrainData data;
   if (cfg.synthetic) {
-    int64_t classes = meta.labels ? (d.classes ? d.classes : meta.outputs[0].floats) : 0;
-    data.train = synthetic_split("train", cfg.synthetic_samples, d.sample_floats(), classes, uint64_t(cfg.seed));
-    data.test = synthetic_split("test", std::max<int64_t>(cfg.synthetic_samples / 8, cfg.eval_batch), d.sample_floats(),
-                                classes, uint64_t(cfg.seed));
+    const int64_t per = d.label_elems();
+    int64_t classes = meta.labels ? (d.classes ? d.classes : meta.score_classes() ? meta.score_classes()
+                                                                                  : meta.outputs[0].floats / per)
+                                  : 0;
+    const int64_t test_n = std::max<int64_t>(cfg.synthetic_samples / 8, cfg.eval_batch);
+    data.train = synthetic_split("train", cfg.synthetic_samples, d.sample_floats(), classes, uint64_t(cfg.seed), per,
+                                 d.target_floats());
+    data.test = synthetic_split("test", test_n, d.sample_floats(), classes, uint64_t(cfg.seed), per, d.target_floats());
     return data;
   }
   // Uncompressed IDX and NPY inputs are mapped: a rank touches only the pages
@@ -50,6 +72,17 @@ static TrainData load_data(const Metadata &meta, const RunConfig &cfg) {
   DXRT_CHECK(!meta.labels || data.train.has_labels,
              str("the model's loss uses labels, but the dataset '", d.name, "' has none"),
              "give the dataset a labels file (or label_column for csv)");
+  // A label beyond the model's class scores would silently add nothing to
+  // the loss: refuse it (the loader already checked a declared `classes`).
+  if (const int64_t c = meta.score_classes())
+    for (const Split *s : {&data.train, data.test ? &*data.test : nullptr}) {
+      if (!s || !s->has_labels) continue;
+      auto bad = std::find_if(s->y.begin(), s->y.end(), [&](int64_t y) { return y >= c; });
+      DXRT_CHECK(bad == s->y.end(),
+                 str("the ", s->name, " split's label ", bad - s->y.begin(), " is ", *bad,
+                     ", but the model's first output has ", c, " class scores"),
+                 "declare `classes:` in the dataset block and check the labels and the model's output size");
+    }
   return data;
 }
 
@@ -67,12 +100,32 @@ int run(int argc, char **argv) {
       world.finalize();
       return exit_code;
     }
+    if (cfg.print_weights) { // the tensors --init-from needs, for tools/weights/dx_weights.py
+      if (world.is_root()) std::printf("%s", weights_index(meta).c_str());
+      world.finalize();
+      return kExitOk;
+    }
     const int blas_threads = blas_init();
     install_signal_handlers(str(argc > 0 ? argv[0] : "dxrt", world.size() > 1 ? str(": ", world.name()) : ""));
 
     Console console(world.is_root(), !world.uses_mpi());
+    DXRT_CHECK(cfg.predict.empty() || !cfg.init_from.empty(), "--predict needs the trained weights: --init-from DIR",
+               "write them with --save-weights DIR at the end of training");
     MetricsLog log(cfg.log_path, world.is_root(), cfg.resume);
     console.title(meta, cfg, blas_threads);
+    if (!cfg.predict.empty()) { // no training: outputs for new inputs
+      const Split inputs = predict_split(meta, cfg.predict);
+      Arenas arenas(meta, cfg.eval_batch);
+      std::unique_ptr<Backend> backend = make_backend(meta, arenas, world, 1);
+      load_weights(meta, arenas, cfg.init_from);
+      backend->upload_model(arenas);
+      console.line(str("predicting ", dx::withThousands(inputs.n), " samples of ", cfg.predict, " with the weights of ",
+                       cfg.init_from));
+      for (const std::string &path : export_outputs(meta, arenas, *backend, inputs, cfg.eval_batch, cfg.predict_out, world))
+        console.line(str("wrote ", path));
+      world.finalize();
+      return kExitOk;
+    }
     const double t0 = now_s();
     TrainData data = load_data(meta, cfg);
     const double load_s = now_s() - t0;
@@ -96,6 +149,12 @@ int run(int argc, char **argv) {
     // starts from the same parameters as a CPU run.
     init_arena(meta.params, arenas.params.data(), uint64_t(cfg.seed), 0);
     init_arena(meta.buffers, arenas.buffers.data(), uint64_t(cfg.seed), kBufferStreams);
+    if (!cfg.init_from.empty()) {
+      DXRT_CHECK(!cfg.resume, "--init-from and --resume both say where the model starts",
+                 "use --resume to continue a run, --init-from to start one from given weights");
+      load_weights(meta, arenas, cfg.init_from);
+      console.line(str("initialised from ", cfg.init_from));
+    }
     backend->upload_model(arenas);
 
     const Split *test = data.test ? &*data.test : nullptr;
@@ -110,6 +169,14 @@ int run(int argc, char **argv) {
     if (cfg.resume) trainer.resume();
     int rc = trainer.run();
     Profiler::get().report(world.is_root(), log);
+    if (rc == kExitOk && !cfg.save_weights.empty()) {
+      backend->download_model(arenas);
+      if (world.is_root()) {
+        save_weights(meta, arenas, cfg.save_weights);
+        console.line(str("weights saved to ", cfg.save_weights));
+      }
+      world.barrier();
+    }
     if (rc == kExitOk && !cfg.export_dir.empty()) {
       // Inference mode, with the final parameters (also after --stop-after-epoch).
       for (const Split *split : {static_cast<const Split *>(&data.train), test}) {

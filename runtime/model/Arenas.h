@@ -37,7 +37,9 @@ struct Arenas {
   // grads holds params.size() gradients, then kGradSide side values.
   Floats params, grads, buffers, new_buffers, state;
   Floats x, outputs; // one batch of inputs, one batch of every output (output k after outputs 0..k-1)
-  Labels labels;
+  Labels labels;     // one batch of class labels (label_elems per sample)
+  Floats targets;    // one batch of continuous targets (target_floats per sample; empty without)
+  int64_t max_batch; // samples the batch buffers hold
 
   // Sizes every arena from the metadata for batches of up to max_batch samples.
   Arenas(const Metadata &meta, int64_t max_batch);

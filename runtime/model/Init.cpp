@@ -12,11 +12,12 @@ Arenas::Arenas(const Metadata &m, int64_t max_batch)
     : params(size_t(m.param_floats)), grads(size_t(m.param_floats + kGradSide)), buffers(size_t(m.buffer_floats)),
       new_buffers(size_t(m.buffer_floats)), state(size_t(m.param_floats * m.state_slots)),
       x(size_t(max_batch * m.input.floats)), outputs(size_t(max_batch * m.output_floats())),
-      labels(size_t(max_batch)) {}
+      labels(size_t(max_batch * (m.dataset ? m.dataset->label_elems() : 1))),
+      targets(size_t(max_batch * (m.dataset ? m.dataset->target_floats() : 0))), max_batch(max_batch) {}
 
 int64_t Arenas::bytes() const {
   return int64_t(sizeof(float) * (params.size() + grads.size() + buffers.size() + new_buffers.size() + state.size() +
-                                  x.size() + outputs.size()) +
+                                  x.size() + outputs.size() + targets.size()) +
                  sizeof(int64_t) * labels.size());
 }
 

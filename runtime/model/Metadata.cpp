@@ -2,6 +2,8 @@
 
 #include "common/Check.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace dxrt {
@@ -113,7 +115,8 @@ TrainSpec train_spec(const Node &n) {
     Node g = n.child("target");
     t.target = TargetSpec{g.at("metric").s(), g.at("op").s(), g.at("value").d()};
     const TargetSpec &tg = *t.target;
-    DXRT_CHECK(tg.metric == "accuracy" || tg.metric == "loss" || tg.metric == "val_loss",
+    static const char *const kMetrics[] = {"accuracy", "iou", "loss", "val_loss", "mae", "rmse", "r2"};
+    DXRT_CHECK(std::find(std::begin(kMetrics), std::end(kMetrics), tg.metric) != std::end(kMetrics),
                str("model metadata: unknown target metric '", tg.metric, "'"), kHint);
     DXRT_CHECK(tg.op == ">=" || tg.op == "<=", str("model metadata: unknown target comparison '", tg.op, "'"), kHint);
   }
@@ -132,11 +135,21 @@ DatasetSpec dataset_spec(const Node &n) {
   d.sample = n.at("sample").ints();
   if (n.has("classes")) d.classes = n.at("classes").i();
   if (n.has("scale")) d.scale = n.at("scale").d();
+  if (n.has("transform")) d.transform = n.at("transform").s();
+  DXRT_CHECK(d.transform == "none" || d.transform == "log1p",
+             str("model metadata: unknown dataset transform '", d.transform, "'"), kHint);
   if (n.has("mean")) d.mean = n.at("mean").numbers();
   if (n.has("std")) d.std = n.at("std").numbers();
   if (n.has("label_column")) d.label_column = n.at("label_column").i();
   if (n.has("header")) d.header = n.at("header").b();
   if (n.has("augment")) d.augment = n.at("augment").strings();
+  if (n.has("label_shape")) d.label_shape = n.at("label_shape").ints();
+  if (n.has("targets")) d.targets = n.at("targets").b();
+  if (n.has("target_shape")) d.target_shape = n.at("target_shape").ints();
+  for (const auto *shape : {&d.label_shape, &d.target_shape})
+    for (int64_t s : *shape)
+      DXRT_CHECK(s >= 1, str("model metadata: dataset label or target shape ", shape_str(*shape), " has a dimension < 1"),
+                 kHint);
   for (int64_t s : d.sample) DXRT_CHECK(s >= 1, str("model metadata: dataset sample ", shape_str(d.sample), " has a dimension < 1"), kHint);
   return d;
 }
@@ -155,6 +168,25 @@ ScheduleSpec schedule_spec(const Node &n) {
 
 } // namespace
 
+int64_t Metadata::score_classes() const {
+  if (!dataset || !dataset->labelled()) return 0;
+  const DatasetSpec &d = *dataset;
+  const std::vector<int64_t> &out = outputs[0].shape;
+  if (out.size() != 1 + d.label_shape.size() || !std::equal(d.label_shape.begin(), d.label_shape.end(), out.begin() + 1))
+    return 0;
+  const int64_t c = out[0];
+  return c >= 2 && (d.classes == 0 || d.classes == c) ? c : 0;
+}
+
+bool Metadata::predicts_targets() const {
+  return dataset && dataset->targets && outputs[0].shape == dataset->target_shape;
+}
+
+const char *Metadata::task() const {
+  if (score_classes()) return dataset->label_shape.empty() ? "classification" : "segmentation";
+  return predicts_targets() ? "regression" : "other";
+}
+
 Metadata parse_metadata(std::string_view text) {
   Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   DXRT_CHECK(!j.is_discarded() && j.is_object(), "model metadata (dx_model_metadata) is not a JSON object", kHint);
@@ -162,12 +194,13 @@ Metadata parse_metadata(std::string_view text) {
   Metadata m;
   m.json = std::string(text);
   m.format = int(root.at("format").i());
-  DXRT_CHECK(m.format == 1, str("model metadata has format ", m.format, "; this libdxrt reads format 1"), kHint);
+  DXRT_CHECK(m.format == 2, str("model metadata has format ", m.format, "; this libdxrt reads format 2"), kHint);
   m.model = root.at("model").s();
   m.source = root.has("source") ? root.at("source").s() : "";
   m.target = root.has("target") ? root.at("target").s() : "cpu";
   m.input = tensor(root.child("input"));
   m.labels = root.has("labels") && root.at("labels").b();
+  m.targets = root.has("targets") && root.at("targets").b();
   Node outs = root.at("outputs");
   for (size_t k = 0; k < outs.size(); ++k) m.outputs.push_back(tensor({outs.j.at(k), str("outputs[", k, "].")}));
   DXRT_CHECK(!m.outputs.empty(), "model metadata: 'outputs' is empty", kHint);

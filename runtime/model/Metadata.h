@@ -43,7 +43,7 @@ struct OptimizerSpec {
 };
 
 struct TargetSpec {
-  std::string metric; // accuracy, loss, val_loss
+  std::string metric; // accuracy, iou, loss, val_loss, mae, rmse, r2
   std::string op;     // >= or <=
   double value = 0;
   bool met(double v) const { return op == ">=" ? v >= value : v <= value; }
@@ -61,7 +61,8 @@ struct Metadata {
   int format = 1;
   std::string model, source, target;
   TensorSpec input;
-  bool labels = false;
+  bool labels = false;  // the loss reads the batch's class labels
+  bool targets = false; // the loss reads the batch's continuous targets
   std::vector<TensorSpec> outputs;
   // Floats of one sample's outputs, all of them (dx_eval_step writes them all).
   int64_t output_floats() const {
@@ -78,6 +79,16 @@ struct Metadata {
   std::optional<TrainSpec> train;
   std::optional<DatasetSpec> dataset;
   std::string json; // the text it came from, for logs and checkpoints
+
+  // What evaluation can measure, from the first output's shape (docs/cli.md, "Metrics"):
+  // C when it holds C >= 2 class scores per label ([B, C, ...label_shape],
+  // C the dataset's classes when it declares them), else 0;
+  int64_t score_classes() const;
+  // whether it has the shape of the dataset's continuous targets;
+  bool predicts_targets() const;
+  // and so the task: classification, segmentation (labels per pixel or
+  // voxel), regression, or other.
+  const char *task() const;
 };
 
 // Parses and checks the metadata; throws dxrt::Error naming the bad field.

@@ -221,6 +221,131 @@ TEST(Npy, BadFilesAreErrors) {
   expect_error([&] { to_labels(read_npy(d / "frac.npy"), 3); }, {"label 1 is 1.5"});
 }
 
+// A dataset with `targets: [2]`: the second NPY file's values, converted to
+// f32, gathered with their samples; a wrong per-sample shape, a different
+// sample count, a non-finite target and a missing targets file are errors.
+TEST(Targets, ReadConvertedAndGathered) {
+  TempDir d;
+  using dxtest::npy;
+  using dxtest::raw;
+  dxtest::write_bytes(d / "x.npy", npy("<f4", {3, 2}, raw(std::vector<float>{0, 1, 2, 3, 4, 5})));
+  dxtest::write_bytes(d / "y.npy", npy("<f8", {3, 2}, raw(std::vector<double>{0.5, -1, 1.5, -2, 2.5, -3})));
+  DatasetSpec s;
+  s.format = "npy";
+  s.train = {"x.npy", "y.npy"};
+  s.sample = {2};
+  s.targets = true;
+  s.target_shape = {2};
+  EXPECT_FALSE(s.labelled());
+  Split sp = load_split(s, s.train, "train", d.path.string(), Access::Map);
+  EXPECT_FALSE(sp.has_labels);
+  ASSERT_TRUE(sp.has_targets);
+  EXPECT_EQ(sp.target_floats, 2);
+  EXPECT_EQ(sp.t, (std::vector<float>{0.5f, -1, 1.5f, -2, 2.5f, -3}));
+  float x[4], t[4];
+  gather(sp, {2, 0, 1}, 0, 2, x, nullptr, t, AugmentKey{});
+  EXPECT_EQ(std::vector<float>(x, x + 4), (std::vector<float>{4, 5, 0, 1}));
+  EXPECT_EQ(std::vector<float>(t, t + 4), (std::vector<float>{2.5f, -3, 0.5f, -1}));
+  gather_range(sp, 1, 3, x, nullptr, t);
+  EXPECT_EQ(std::vector<float>(t, t + 4), (std::vector<float>{1.5f, -2, 2.5f, -3}));
+
+  s.target_shape = {3};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); },
+               {d / "y.npy", "[3, 2]", "expected 3 samples of shape [3]"});
+  s.target_shape = {2};
+  dxtest::write_bytes(d / "y4.npy", npy("<f4", {4, 2}, std::vector<uint8_t>(32)));
+  s.train = {"x.npy", "y4.npy"};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {d / "y4.npy", "4 targets for the 3 samples"});
+  dxtest::write_bytes(d / "ynan.npy", npy("<f4", {3, 2}, raw(std::vector<float>{0, 1, 2, std::nanf(""), 4, 5})));
+  s.train = {"x.npy", "ynan.npy"};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {d / "ynan.npy", "element 3"});
+  s.train = {"x.npy"};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {"has targets", "no targets file"});
+}
+
+TEST(Targets, CsvTargetsFile) {
+  TempDir d;
+  dxtest::write_text(d / "x.csv", "1,2\n3,4\n");
+  dxtest::write_text(d / "y.csv", "0.5,1,2\n-1,-2,-3\n");
+  DatasetSpec s;
+  s.format = "csv";
+  s.train = {"x.csv", "y.csv"};
+  s.sample = {2};
+  s.targets = true;
+  s.target_shape = {3};
+  Split sp = load_split(s, s.train, "train", d.path.string());
+  EXPECT_EQ(sp.t, (std::vector<float>{0.5f, 1, 2, -1, -2, -3}));
+  s.target_shape = {2};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {d / "y.csv", "3 columns", "[2]"});
+}
+
+// `labels: [2, 2]`: per-pixel labels, label_elems per sample, gathered with
+// their samples; [N] labels for a per-pixel dataset are an error.
+TEST(Labels, PerPixelLabels) {
+  TempDir d;
+  using dxtest::npy;
+  dxtest::write_bytes(d / "x.npy", npy("<f4", {2, 1, 2, 2}, std::vector<uint8_t>(32)));
+  dxtest::write_bytes(d / "m.npy", npy("|u1", {2, 2, 2}, {0, 1, 2, 1, 2, 2, 0, 0}));
+  dxtest::write_bytes(d / "m1.npy", npy("|u1", {2}, {0, 1}));
+  DatasetSpec s;
+  s.format = "npy";
+  s.train = {"x.npy", "m.npy"};
+  s.sample = {1, 2, 2};
+  s.classes = 3;
+  s.label_shape = {2, 2};
+  Split sp = load_split(s, s.train, "train", d.path.string());
+  EXPECT_EQ(sp.label_elems, 4);
+  EXPECT_EQ(sp.y, (std::vector<int64_t>{0, 1, 2, 1, 2, 2, 0, 0}));
+  float x[8];
+  int64_t y[8];
+  gather(sp, {1, 0}, 0, 2, x, y, nullptr, AugmentKey{});
+  EXPECT_EQ(std::vector<int64_t>(y, y + 8), (std::vector<int64_t>{2, 2, 0, 0, 0, 1, 2, 1}));
+  s.train = {"x.npy", "m1.npy"};
+  expect_error([&] { load_split(s, s.train, "train", d.path.string()); },
+               {d / "m1.npy", "have shape [2]", "samples of shape [2, 2]"});
+  Split syn = synthetic_split("train", 5, 4, 3, 1, 4);
+  EXPECT_EQ(syn.y.size(), 20u);
+  EXPECT_EQ(syn.label_elems, 4);
+  for (int64_t v : syn.y) EXPECT_TRUE(v >= 0 && v < 3);
+  Split syt = synthetic_split("train", 5, 4, 0, 1, 1, 3);
+  EXPECT_TRUE(syt.has_targets && !syt.has_labels);
+  EXPECT_EQ(syt.t.size(), 15u);
+}
+
+// `transform: log1p` (CosmoFlow's log(x + 1) of int16 counts): applied to
+// the stored value before scale, mean and std, the same for read and mapped
+// splits; a value <= -1 is an error naming the element.
+TEST(Transform, Log1pOfIntegerCounts) {
+  TempDir d;
+  using dxtest::npy;
+  using dxtest::raw;
+  dxtest::write_bytes(d / "c.npy", npy("<i2", {2, 3}, raw(std::vector<int16_t>{0, 1, 3, 7, 15, 255})));
+  dxtest::write_bytes(d / "u.npy", npy("<u2", {2, 3}, raw(std::vector<uint16_t>{0, 1, 3, 7, 15, 65535})));
+  dxtest::write_bytes(d / "neg.npy", npy("<i2", {2, 3}, raw(std::vector<int16_t>{0, 1, 3, 7, -1, 2})));
+  DatasetSpec s;
+  s.format = "npy";
+  s.sample = {3};
+  s.transform = "log1p";
+  s.scale = 2;
+  for (Access access : {Access::Read, Access::Map}) {
+    s.train = {"c.npy"};
+    Split sp = load_split(s, s.train, "train", d.path.string(), access);
+    std::vector<float> x(6);
+    gather_range(sp, 0, 2, x.data(), nullptr, nullptr);
+    const double want[6] = {0, 1, 3, 7, 15, 255};
+    for (int i = 0; i < 6; ++i) EXPECT_FLOAT_EQ(x[size_t(i)], float(std::log1p(want[i])) * 2) << i;
+    s.train = {"u.npy"};
+    Split su = load_split(s, s.train, "train", d.path.string(), access);
+    gather_range(su, 1, 2, x.data(), nullptr, nullptr);
+    EXPECT_FLOAT_EQ(x[2], float(std::log1p(65535.0)) * 2);
+    s.train = {"neg.npy"};
+    expect_error([&] {
+      Split sn = load_split(s, s.train, "train", d.path.string(), access);
+      gather_range(sn, 0, 2, x.data(), nullptr, nullptr);
+    }, {d / "neg.npy", "element 4"});
+  }
+}
+
 TEST(Csv, HeaderAndLabelColumn) {
   TempDir d;
   dxtest::write_text(d / "t.csv", "a,b,label,c\n1,2,0,3\r\n4, 5 ,2,6\n\n7,8,1,9e0\n");
@@ -324,7 +449,7 @@ TEST(Gather, CopiesSamplesInOrder) {
   std::vector<int64_t> order = {2, 0, 1};
   float x[4];
   int64_t y[2];
-  gather(sp, order, 1, 3, x, y, AugmentKey{});
+  gather(sp, order, 1, 3, x, y, nullptr, AugmentKey{});
   EXPECT_EQ(std::vector<float>(x, x + 4), (std::vector<float>{0, 1, 10, 11}));
   EXPECT_EQ(std::vector<int64_t>(y, y + 2), (std::vector<int64_t>{5, 6}));
 }
@@ -370,7 +495,7 @@ DatasetSpec map_spec(const std::string &format, const std::string &inputs, const
 // Every sample of a split, as gather_range copies them.
 std::vector<float> gathered(const Split &sp) {
   std::vector<float> x(size_t(sp.n * sp.sample_floats));
-  gather_range(sp, 0, sp.n, x.data(), nullptr);
+  gather_range(sp, 0, sp.n, x.data(), nullptr, nullptr);
   return x;
 }
 
@@ -463,14 +588,14 @@ TEST(Map, GatherGivesTheBytesOfTheReadSplit) {
   const std::vector<int64_t> order = {4, 1, 3, 0, 2};
   std::vector<float> xr(4 * 6), xm(4 * 6, -1);
   int64_t yr[4], ym[4];
-  gather(read, order, 1, 5, xr.data(), yr, AugmentKey{});
-  gather(copy, order, 1, 5, xm.data(), ym, AugmentKey{});
+  gather(read, order, 1, 5, xr.data(), yr, nullptr, AugmentKey{});
+  gather(copy, order, 1, 5, xm.data(), ym, nullptr, AugmentKey{});
   EXPECT_TRUE(same_bytes(xm, xr));
   EXPECT_EQ(std::vector<int64_t>(ym, ym + 4), std::vector<int64_t>(yr, yr + 4));
   EXPECT_EQ(std::vector<int64_t>(ym, ym + 4), (std::vector<int64_t>{1, 3, 0, 2}));
   // This rank's evaluation shard only: samples 2..4.
   std::vector<float> shard(2 * 6);
-  gather_range(copy, 2, 4, shard.data(), yr);
+  gather_range(copy, 2, 4, shard.data(), yr, nullptr);
   EXPECT_TRUE(same_bytes(shard, std::vector<float>(read.x.begin() + 12, read.x.begin() + 24)));
   EXPECT_EQ(yr[0], 2);
   EXPECT_EQ(yr[1], 3);
@@ -513,8 +638,8 @@ TEST(Map, NonFiniteInputIsAnErrorWhenGathered) {
   s.std = {1};
   Split sp = load_split(s, s.train, "train", d.path.string(), Access::Map);
   float x[4];
-  gather_range(sp, 0, 2, x, nullptr); // samples 0 and 1 are fine
-  expect_error([&] { gather_range(sp, 2, 4, x, nullptr); }, {d / "x.npy", "non-finite", "element 5"});
+  gather_range(sp, 0, 2, x, nullptr, nullptr); // samples 0 and 1 are fine
+  expect_error([&] { gather_range(sp, 2, 4, x, nullptr, nullptr); }, {d / "x.npy", "non-finite", "element 5"});
   // The read path refuses the file when it loads it, with the same message.
   expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {d / "x.npy", "non-finite", "element 5"});
 }

@@ -14,7 +14,7 @@
 #include <vector>
 
 extern "C" const char dx_model_metadata[] = R"({
-  "format": 1,
+  "format": 2,
   "model": "softmax_regression",
   "source": "runtime/test/fake_model.cpp",
   "target": "cpu",
@@ -76,7 +76,7 @@ float cross_entropy(const float *logits, const int64_t *labels, int64_t B, float
 
 extern "C" float _mlir_ciface_dx_train_step(dx_memref_f32 *params, dx_memref_f32 *buffers, dx_memref_f32 *grads,
                                             dx_memref_f32 *new_buffers, dx_memref_f32 *x, dx_memref_i64 *labels,
-                                            int64_t batch, int64_t, int64_t step, int64_t) {
+                                            dx_memref_f32 *, int64_t batch, int64_t, int64_t step, int64_t) {
   std::vector<float> logits(size_t(batch * N)), dlogits(size_t(batch * N));
   float *p = params->aligned + params->offset, *g = grads->aligned + grads->offset;
   float *xs = x->aligned + x->offset;
@@ -97,7 +97,8 @@ extern "C" float _mlir_ciface_dx_train_step(dx_memref_f32 *params, dx_memref_f32
 }
 
 extern "C" float _mlir_ciface_dx_eval_step(dx_memref_f32 *params, dx_memref_f32 *, dx_memref_f32 *x,
-                                           dx_memref_i64 *labels, dx_memref_f32 *outputs, int64_t batch) {
+                                           dx_memref_i64 *labels, dx_memref_f32 *, dx_memref_f32 *outputs,
+                                           int64_t batch) {
   float *logits = outputs->aligned + outputs->offset;
   forward(params->aligned + params->offset, x->aligned + x->offset, batch, logits);
   return cross_entropy(logits, labels->aligned + labels->offset, batch, nullptr);

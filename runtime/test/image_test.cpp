@@ -383,7 +383,7 @@ TEST(Prefetch, GivesTheBatchesOfSynchronousDecoding) {
       const int64_t hi = std::min(lo + batch, s.n);
       pre.take(BatchRequest{&order, lo, hi, key}, x, y); // requested by the previous round (or decoded now)
       if (hi < s.n) pre.request(BatchRequest{&order, hi, std::min(hi + batch, s.n), key});
-      gather(s, order, lo, hi, want.data(), want_y, key);
+      gather(s, order, lo, hi, want.data(), want_y, nullptr, key);
       for (int64_t i = 0; i < (hi - lo) * f; ++i) ASSERT_EQ(x[size_t(i)], want[size_t(i)]) << epoch << " " << lo << " " << i;
       for (int64_t i = 0; i < hi - lo; ++i) EXPECT_EQ(y[i], want_y[i]);
     }
@@ -391,8 +391,8 @@ TEST(Prefetch, GivesTheBatchesOfSynchronousDecoding) {
   // Training draws differ between epochs.
   const std::vector<int64_t> id = {0, 1, 2};
   std::vector<float> a(size_t(batch * f)), b(size_t(batch * f));
-  gather(s, id, 0, 3, a.data(), nullptr, AugmentKey{11, 1});
-  gather(s, id, 0, 3, b.data(), nullptr, AugmentKey{11, 2});
+  gather(s, id, 0, 3, a.data(), nullptr, nullptr, AugmentKey{11, 1});
+  gather(s, id, 0, 3, b.data(), nullptr, nullptr, AugmentKey{11, 2});
   EXPECT_NE(a, b);
   // Evaluation batches in file order: gather_range's.
   DatasetSpec eval = spec;
@@ -401,7 +401,7 @@ TEST(Prefetch, GivesTheBatchesOfSynchronousDecoding) {
   for (int64_t lo = 0; lo < t.n; lo += batch) {
     const int64_t hi = std::min(lo + batch, t.n);
     ev.take(BatchRequest{nullptr, lo, hi, std::nullopt}, x, y);
-    gather_range(t, lo, hi, want.data(), want_y);
+    gather_range(t, lo, hi, want.data(), want_y, nullptr);
     for (int64_t i = 0; i < (hi - lo) * f; ++i) ASSERT_EQ(x[size_t(i)], want[size_t(i)]);
   }
 }
@@ -428,5 +428,5 @@ TEST(Prefetch, RethrowsDecodeErrorsAndStopsCleanly) {
   }
   // The synchronous path names the file too.
   std::vector<float> y(size_t(s.n * f));
-  expect_error([&] { gather(s, order, 0, s.n, y.data(), nullptr, AugmentKey{1, 1}); }, {"broken.jpg"});
+  expect_error([&] { gather(s, order, 0, s.n, y.data(), nullptr, nullptr, AugmentKey{1, 1}); }, {"broken.jpg"});
 }

@@ -12,7 +12,7 @@ using namespace dxrt;
 namespace {
 
 const char *kMeta = R"({
-  "format": 1, "model": "mlp", "source": "mlp.dx", "target": "cpu",
+  "format": 2, "model": "mlp", "source": "mlp.dx", "target": "cpu",
   "input": {"name": "x", "shape": [1, 2, 2], "floats": 4}, "labels": true,
   "outputs": [{"name": "logits", "shape": [3], "floats": 3}],
   "param_floats": 15, "buffer_floats": 2, "state_slots": 2,
@@ -66,9 +66,38 @@ std::string replace(std::string s, const std::string &a, const std::string &b) {
   return s.replace(p, a.size(), b);
 }
 
+// What evaluation measures follows from the first output and the dataset.
+TEST(Metadata, TaskFromTheFirstOutputAndTheDataset) {
+  Metadata m = parse_metadata(kMeta);
+  EXPECT_EQ(m.score_classes(), 3);
+  EXPECT_STREQ(m.task(), "classification");
+  m.dataset->classes = 4; // scores for 3 classes, the dataset says 4: no accuracy
+  EXPECT_EQ(m.score_classes(), 0);
+  EXPECT_STREQ(m.task(), "other");
+  m.dataset->classes = 3;
+  m.dataset->label_shape = {2, 2};
+  EXPECT_EQ(m.score_classes(), 0); // [3] is not [3, 2, 2]
+  m.outputs[0].shape = {3, 2, 2};
+  EXPECT_EQ(m.score_classes(), 3);
+  EXPECT_STREQ(m.task(), "segmentation");
+  m.dataset->label_shape = {};
+  m.dataset->targets = true;
+  m.dataset->target_shape = {3, 2, 2};
+  EXPECT_FALSE(m.dataset->labelled());
+  EXPECT_TRUE(m.predicts_targets());
+  EXPECT_STREQ(m.task(), "regression");
+  Metadata t = parse_metadata(replace(replace(kMeta, "\"labels\": true,", "\"labels\": false, \"targets\": true,"),
+                                      "\"header\": false}", "\"header\": false, \"targets\": true, \"target_shape\": [3]}"));
+  EXPECT_TRUE(t.targets);
+  EXPECT_TRUE(t.predicts_targets());
+  EXPECT_EQ(t.dataset->target_floats(), 3);
+  expect_error(replace(kMeta, "\"header\": false}", "\"header\": false, \"label_shape\": [0]}"), "label or target shape");
+  expect_error(replace(kMeta, "\"metric\": \"accuracy\"", "\"metric\": \"f1\""), "unknown target metric 'f1'");
+}
+
 TEST(Metadata, ErrorsNameTheField) {
   expect_error("not json", "not a JSON object");
-  expect_error(replace(kMeta, "\"format\": 1", "\"format\": 2"), "format 2");
+  expect_error(replace(kMeta, "\"format\": 2", "\"format\": 1"), "format 1");
   expect_error(replace(kMeta, "\"param_floats\": 15", "\"param_floats\": 14"), "'d.bias' at offset 12 with size 3 runs past");
   expect_error(replace(kMeta, "\"size\": 12", "\"size\": 11"), "'d.weight' has shape [3, 4] but size 11");
   expect_error(replace(kMeta, "\"model\": \"mlp\",", ""), "'model' is missing");

@@ -39,6 +39,13 @@ struct RunConfig {
   bool print_schedule = false; // print the learning rate of every step, then exit
   bool profile = false;        // --profile: time per layer and phase (train/Profile.h)
   std::string export_dir;      // --export: every output of every sample, after training
+  std::string save_weights;    // --save-weights DIR: one NPY per tensor after training (train/Weights.h)
+  std::string init_from;       // --init-from DIR: start from such a directory instead of the init rules
+  bool print_weights = false;  // --print-weights: the weights index (names, shapes) as JSON, then exit
+  std::string predict;         // --predict INPUTS: outputs for new inputs (with --init-from), no training
+  std::string predict_out = "predictions"; // --predict-out DIR: where --predict writes
+  bool shuffle = true;         // --no-shuffle: every epoch visits the samples in file order
+  bool log_steps = false;      // --log-steps: a "step" event (loss, lr) per training step in the log
   int rank = 0, world = 1;
   int64_t global_batch() const { return per_rank_batch * accumulate * world; }
 };

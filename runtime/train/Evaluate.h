@@ -1,6 +1,10 @@
-// Evaluation of a split with dx_eval_step: the mean loss and, for
-// classifiers, the accuracy (argmax of the first output vs the label). Each
-// rank evaluates a contiguous shard; the sums are reduced over the world.
+// Evaluation of a split with dx_eval_step: the mean loss and the metrics the
+// first output's shape allows (docs/cli.md, "Metrics"):
+//   class scores [B, C, ...labels] against labels: accuracy (per sample or
+//     per pixel), per-class and mean IoU;
+//   values [B, ...targets] against continuous targets: MAE, RMSE, R^2 per
+//     output and their mean.
+// Each rank evaluates a contiguous shard; the sums are reduced over the world.
 #pragma once
 
 #include "comm/World.h"
@@ -10,9 +14,6 @@
 #include "train/Stats.h"
 
 namespace dxrt {
-
-// True when the first output holds class scores the labels index.
-bool has_accuracy(const Metadata &meta, const Split &split);
 
 // An image split's batches are decoded on data_threads threads (other
 // splits ignore it).

@@ -26,7 +26,7 @@ std::vector<std::string> export_outputs(const Metadata &meta, Arenas &a, Backend
       }
       for (int64_t b = 0; b < split.n; b += eval_batch) {
         const int64_t e = std::min(b + eval_batch, split.n), n = e - b;
-        gather_range(split, b, e, a.x.data(), a.labels.data());
+        gather_range(split, b, e, a.x.data(), a.labels.data(), a.targets.data());
         backend.eval_step(a, n);
         // dx_eval_step leaves output k in the block after outputs 0..k-1 (docs/abi.md).
         const float *block = a.outputs.data();

@@ -4,13 +4,24 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace dxrt {
 
 struct EvalResult {
   double loss = NAN;     // mean over the split's samples
-  double accuracy = NAN; // NaN when the model has no class scores or the split no labels
   int64_t samples = 0;
+  // Class scores against labels (the first output [B, C, ...labels]); NaN
+  // when the model has none or the split no labels.
+  double accuracy = NAN;          // top-1, per sample or per pixel
+  double iou = NAN;               // mean over the classes present (in labels or predictions)
+  std::vector<double> class_iou;  // per class; NaN for a class never present
+  bool per_pixel = false;         // labels per pixel/voxel: IoU is the segmentation metric
+  // Continuous targets (the first output [B, ...targets]); NaN without.
+  double mae = NAN, rmse = NAN;   // over every target element
+  double r2 = NAN;                // mean of the per-output R^2 (outputs with variance)
+  std::vector<double> output_r2;  // R^2 per target element (NaN: no variance in the split)
 };
 
 struct EpochStats {
@@ -27,5 +38,9 @@ struct EpochStats {
   EvalResult val;
   bool has_val = false;
 };
+
+// The value of a `target:` metric (accuracy, iou, mae, rmse, r2, val_loss,
+// loss) in an epoch's statistics; NaN when the epoch does not have it.
+double metric_value(const EpochStats &s, const std::string &metric);
 
 } // namespace dxrt

@@ -14,6 +14,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 
 namespace dxrt {
 
@@ -108,7 +109,9 @@ int Trainer::run() {
 // Trains the rest of epoch p_.epoch (all of it, unless resumed mid-epoch).
 Trainer::Stop Trainer::train_epoch(EpochStats &s) {
   const int64_t epoch = p_.epoch;
-  const std::vector<int64_t> order = epoch_order(data_.train.n, uint64_t(cfg_.seed), epoch);
+  std::vector<int64_t> order(size_t(data_.train.n));
+  if (cfg_.shuffle) order = epoch_order(data_.train.n, uint64_t(cfg_.seed), epoch);
+  else std::iota(order.begin(), order.end(), 0); // --no-shuffle: file order
   const BatchPlan plan{data_.train.n, cfg_.per_rank_batch, cfg_.world, cfg_.rank, cfg_.accumulate};
   const int64_t steps = plan.steps();
   while (p_.step_in_epoch < steps) {
@@ -215,6 +218,7 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
     Profiler::get().step_done(step_s);
   }
   ++p_.step_in_epoch;
+  if (cfg_.log_steps) log_.step(p_.step, epoch, step_loss, p_.lr);
   const double rate = double(plan.global_batch()) * double(p_.step_in_epoch) / std::max(p_.epoch_time_s, 1e-9);
   console_.progress(cfg_, epoch, p_.step_in_epoch, steps, p_.loss_sum / std::max(p_.samples, 1.0), rate,
                     p_.epoch_time_s / double(p_.step_in_epoch) * double(steps - p_.step_in_epoch));
@@ -228,7 +232,7 @@ void Trainer::load_batch(int64_t epoch, int64_t k, int64_t m, int64_t lo, int64_
                          const std::vector<int64_t> &order, const BatchPlan &plan) {
   const AugmentKey key{uint64_t(cfg_.seed), epoch};
   if (!prefetch_) {
-    gather(data_.train, order, lo, hi, a_.x.data(), a_.labels.data(), key);
+    gather(data_.train, order, lo, hi, a_.x.data(), a_.labels.data(), a_.targets.data(), key);
     return;
   }
   prefetch_->take(BatchRequest{&order, lo, hi, key}, a_.x, a_.labels.data());
@@ -280,8 +284,7 @@ std::string Trainer::checkpoint(const char *why) {
 void Trainer::check_target(const EpochStats &s) {
   if (!cfg_.target || p_.target_met) return;
   const TargetSpec &t = *cfg_.target;
-  double v = t.metric == "accuracy" ? s.val.accuracy : t.metric == "val_loss" ? s.val.loss : s.train_loss;
-  if (t.metric != "loss" && !s.has_val) v = NAN;
+  const double v = metric_value(s, t.metric);
   if (std::isnan(v) || !t.met(v)) return;
   p_.target_met = true;
   p_.target_epoch = s.epoch;

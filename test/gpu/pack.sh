@@ -4,8 +4,10 @@
 #   dxrt_cuda_tests.xz            the GPU unit tests (stripped, xz)
 #   dxrt_cuda_backend_tests.xz    the device backend on a hand-written model
 #   mlp_gpu.xz, cnn_gpu.xz        examples/fashion-mnist/{mlp,cnn}.dx compiled
-#                                 with dxc --target=cuda --gpu-arch=sm_90
-#   ref_{mlp,cnn}_cpu.jsonl       the CPU twins' metrics logs of the 50-step
+#                                 with dxc --target=cuda --gpu-arch=sm_90;
+#   regression_gpu.xz,            test/e2e/Inputs/{regression,segmentation}.dx
+#   segmentation_gpu.xz           (continuous targets, per-pixel labels) too
+#   ref_{mlp,...}_cpu.jsonl       the CPU twins' metrics logs of the 50-step
 #                                 trajectory run (run here: the GPU machine
 #                                 then needs no oneDNN), and its flags in
 #                                 trajectory_flags
@@ -30,11 +32,15 @@ echo "$flags" >"$out/trajectory_flags"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OPENBLAS_NUM_THREADS=1
-for m in mlp cnn; do
-  build/compiler/dxc compile examples/fashion-mnist/$m.dx --target=cuda --gpu-arch=sm_90 -o "$tmp/${m}_gpu"
+for m in mlp cnn regression segmentation; do
+  case $m in
+    mlp|cnn) src=examples/fashion-mnist/$m.dx ;;
+    *) src=test/e2e/Inputs/$m.dx ;;
+  esac
+  build/compiler/dxc compile "$src" --target=cuda --gpu-arch=sm_90 -o "$tmp/${m}_gpu"
   strip -o "$out/${m}_gpu" "$tmp/${m}_gpu"
   xz -T1 -6 -f "$out/${m}_gpu"
-  build/compiler/dxc compile examples/fashion-mnist/$m.dx -o "$tmp/${m}_cpu"
+  build/compiler/dxc compile "$src" -o "$tmp/${m}_cpu"
   # shellcheck disable=SC2086
   "$tmp/${m}_cpu" $flags --log "$out/ref_${m}_cpu.jsonl" >"$tmp/${m}_cpu.out"
   tail -n 1 "$tmp/${m}_cpu.out"

@@ -13,9 +13,11 @@
 #      with one rank; dxrt_cuda_backend_tests: the device backend
 #      (CudaBackend.cpp) on a hand-written device model against the host
 #      backend's semantics
-#   3. CPU vs GPU loss trajectories of the Fashion-MNIST MLP and CNN over 50
-#      steps (--target=cuda executables against CPU logs made by pack.sh),
-#      1e-3 relative
+#   3. CPU vs GPU loss trajectories of the Fashion-MNIST MLP and CNN, a
+#      regression MLP (continuous targets) and a segmentation net (per-pixel
+#      labels) over 50 steps (--target=cuda executables against CPU logs made
+#      by pack.sh), 1e-3 relative; and their evaluation metrics (val_mae,
+#      val_iou, ...) at the same tolerance
 #   4. training throughput of the same two against PyTorch eager on this GPU
 #      (test/gpu/torch_throughput.py), batch 64 and 512: a table of ratios;
 #      also the MLP built with reductions split only from 1024 elements per
@@ -118,7 +120,7 @@ echo "== 3. CPU vs GPU loss trajectories, 50 steps"
 # 50 epochs of one step each (--synthetic-samples = --batch): every epoch's
 # train_loss is one step's loss, logged. The same seed gives both sides the
 # same data, initialisation and dropout masks (Philox, bit-exact on the GPU).
-for m in mlp cnn; do
+for m in mlp cnn regression segmentation; do
   gpu=$(unpack ${m}_gpu) || gpu=
   ref=build/gpu/ref_${m}_cpu.jsonl
   if [ -z "$gpu" ] || [ ! -f "$ref" ]; then
@@ -139,7 +141,11 @@ def rel(x, y):
     return abs(x - y) / max(abs(x), 1e-12)
 worst_train = max((rel(x["train_loss"], y["train_loss"]) for x, y in zip(a, b)), default=float("nan"))
 worst_val = max((rel(x["val_loss"], y["val_loss"]) for x, y in zip(a, b) if x.get("val_loss") is not None), default=float("nan"))
-ok = len(a) == 50 and len(b) == 50 and worst_train < 1e-3
+# The task's metrics (regression, segmentation) agree as the losses do.
+metrics = [k for k in ("val_mae", "val_rmse", "val_iou") if a and a[-1].get(k) is not None]
+worst_metric = max((rel(x[k], y[k]) for x, y in zip(a, b) for k in metrics if k in y), default=0.0)
+print(f"{m}: metrics {metrics or '-'}: largest relative difference {worst_metric:.2e}")
+ok = len(a) == 50 and len(b) == 50 and worst_train < 1e-3 and worst_metric < 1e-3
 print(f"{m}: {len(a)} CPU / {len(b)} GPU steps; loss CPU {a[-1]['train_loss']:.6f} GPU {b[-1]['train_loss']:.6f}; "
       f"largest relative difference: train loss {worst_train:.2e}, eval loss {worst_val:.2e} (limit 1e-3): "
       + ("PASS" if ok else "FAIL"))

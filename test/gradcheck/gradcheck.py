@@ -161,6 +161,15 @@ def mse(y, t, reduction="mean"):
     return reduce((y - t) ** 2, reduction)
 
 
+def mae(y, t, reduction="mean"):
+    return reduce((y - t).abs(), reduction)
+
+
+def huber(y, t, delta=1.0, reduction="mean"):
+    d = y - t
+    return reduce(torch.where(d.abs() < delta, 0.5 * d ** 2, delta * (d.abs() - 0.5 * delta)), reduction)
+
+
 def kl_normal(mu, lv, reduction="batch_mean"):
     return reduce(-0.5 * (1 + lv - mu ** 2 - torch.exp(lv)), reduction)
 
@@ -373,6 +382,13 @@ ref("neg")(lambda c, x, L: msq(-dense(c, "dense_2", torch.tanh(-dense(c, "dense_
 ref("exp")(lambda c, x, L: msq(dense(c, "dense_2", torch.exp(dense(c, "dense_1", x)))))
 ref("log")(lambda c, x, L: msq(dense(c, "dense_2", torch.log(dense(c, "dense_1", x) ** 2 + 0.5))))
 ref("sqrt")(lambda c, x, L: msq(dense(c, "dense_2", torch.sqrt(dense(c, "dense_1", x) ** 2 + 0.5))))
+ref("log1p")(lambda c, x, L: msq(dense(c, "dense_2", torch.log1p(dense(c, "dense_1", x) ** 2 - 0.5))))
+
+
+@ref("abs")
+def _(c, x, L):
+    h = dense(c, "dense_1", x)
+    return msq(dense(c, "dense_2", h.abs() + 0.3 * torch.sign(h) * h))
 ref("square")(lambda c, x, L: msq(dense(c, "dense_2", dense(c, "dense_1", x) ** 2)))
 
 
@@ -426,6 +442,27 @@ for _red in ["mean", "sum", "batch_mean"]:
     ref("kl_normal_" + _red)(_kl)
 
 ref("mse_input_target")(lambda c, x, L: mse(dense(c, "dense_2", torch.tanh(dense(c, "dense_1", x))), x))
+
+
+# Losses against a dataset's continuous targets (L is float64 [B, ...targets]).
+def mlp_head(c, x):
+    return dense(c, "dense_2", torch.tanh(dense(c, "dense_1", x)))
+
+
+for _red in ["mean", "sum", "batch_mean"]:
+    ref("mae_targets_" + _red)(lambda c, x, L, red=_red: mae(mlp_head(c, x), L, red))
+    ref("huber_targets_" + _red)(lambda c, x, L, red=_red: huber(mlp_head(c, x), L, 0.5, red))
+ref("l1_targets")(lambda c, x, L: F.l1_loss(mlp_head(c, x).reshape(-1, 2, 2), L))
+ref("huber_default_delta")(lambda c, x, L: F.huber_loss(2 * mlp_head(c, x), L))
+
+
+# Cross-entropy over class scores per pixel / per position (dim 1 = classes).
+@ref("softmax_cross_entropy_pixels", classes=3)
+def _(c, x, L):
+    return F.cross_entropy(conv(c, "conv2d_2", torch.tanh(conv(c, "conv2d_1", x, 3, pad="same")), 1), L)
+
+
+ref("softmax_cross_entropy_rank3", classes=4)(lambda c, x, L: F.cross_entropy(mlp_head(c, x).reshape(-1, 4, 2), L))
 
 
 @ref("loss_expression")
@@ -487,8 +524,9 @@ def step(d, exe, params, buffers, x, labels, seed=1, stepno=1, rank=0, tag="run"
     out = os.path.join(d, tag)
     os.makedirs(out, exist_ok=True)
     files = [os.path.join(d, f"{tag}_{n}.npy") for n in ("params", "buffers", "x", "labels")]
-    for f, a in zip(files, (params.astype(np.float32), buffers.astype(np.float32), x.astype(np.float32),
-                            labels.astype(np.int64))):
+    # Class labels stay int64; a dataset's continuous targets are float32.
+    lab = labels.astype(np.float32 if labels.dtype.kind == "f" else np.int64)
+    for f, a in zip(files, (params.astype(np.float32), buffers.astype(np.float32), x.astype(np.float32), lab)):
         save(f, a)
     run([exe] + files + [str(seed), str(stepno), str(rank), out])
     return (float(np.load(os.path.join(out, "loss.npy"))[0]), np.load(os.path.join(out, "grads.npy")),
@@ -514,7 +552,11 @@ def random_inputs(name, meta, batch, classes):
         v = rng.uniform(0.5, 1.5, n) if b["name"].endswith("running_var") else rng.uniform(-0.3, 0.3, n)
         buffers[b["offset"]:b["offset"] + n] = v
     x = rng.standard_normal([batch] + meta["input"]["shape"]).astype(np.float32)
-    labels = rng.integers(0, classes or 1, batch).astype(np.int64)
+    ds = meta.get("dataset", {})
+    if ds.get("targets"):
+        labels = rng.standard_normal([batch] + ds["target_shape"]).astype(np.float32)
+    else:
+        labels = rng.integers(0, classes or 1, [batch] + ds.get("label_shape", [])).astype(np.int64)
     return params, buffers, x, labels
 
 
@@ -536,7 +578,8 @@ def check_fd(name, spec, meta, got, inputs):
     loss32, grads32, newbuf32 = got
     theta = torch.tensor(params, dtype=torch.float64)
     buf = views(torch.tensor(buffers, dtype=torch.float64), meta["buffers"])
-    xt, lt = torch.tensor(x, dtype=torch.float64), torch.tensor(labels)
+    xt = torch.tensor(x, dtype=torch.float64)
+    lt = torch.tensor(labels, dtype=torch.float64) if labels.dtype.kind == "f" else torch.tensor(labels)
 
     def f(th):
         c = Ctx(views(th, meta["params"]), buf)

@@ -6,7 +6,9 @@
 //   runner --metadata                 print dx_model_metadata and exit
 //   runner PARAMS BUFFERS X LABELS SEED STEP RANK OUTDIR
 //     PARAMS  f4 [param_floats]      BUFFERS f4 [buffer_floats] (may be empty)
-//     X       f4 [batch, ...sample]  LABELS  i8 [batch]
+//     X       f4 [batch, ...sample]
+//     LABELS  i8 [batch, ...label_shape] class labels, or
+//             f4 [batch, ...target_shape] continuous targets (datasets with `targets:`)
 //   writes OUTDIR/loss.npy (f4 [1]), OUTDIR/grads.npy, OUTDIR/new_buffers.npy
 //
 // Only little-endian, C-order '<f4' and '<i8' arrays are read and written.
@@ -134,17 +136,27 @@ int main(int argc, char **argv) {
   if (xn.shape.empty()) fail("x: needs a batch dimension");
   int64_t batch = xn.shape[0];
   std::vector<float> x = floats(xn, batch * sampleFloats, "x");
+  // Labels (int64) or targets (float32), as many per sample as the dataset says.
+  const nlohmann::json &ds = meta.at("dataset");
+  const bool hasTargets = ds.value("targets", false);
+  int64_t per = 1;
+  for (int64_t d : ds.value(hasTargets ? "target_shape" : "label_shape", std::vector<int64_t>{})) per *= d;
   Npy ln = readNpy(argv[4]);
-  if (ln.descr != "<i8" || ln.count() != batch) fail("labels: expected int64 [batch]");
-  std::vector<int64_t> labels(static_cast<size_t>(batch) + 1);
-  std::memcpy(labels.data(), ln.data.data(), ln.data.size());
-  labels.resize(static_cast<size_t>(batch));
+  if (ln.count() != batch * per || ln.descr != (hasTargets ? "<f4" : "<i8"))
+    fail(std::string(hasTargets ? "targets: expected float32 [" : "labels: expected int64 [") + std::to_string(batch) +
+         " * " + std::to_string(per) + "]");
+  std::vector<int64_t> labels(static_cast<size_t>(hasTargets ? 0 : batch * per) + 1);
+  std::vector<float> targets;
+  if (hasTargets) targets = floats(ln, batch * per, "targets");
+  else std::memcpy(labels.data(), ln.data.data(), ln.data.size());
+  labels.resize(static_cast<size_t>(hasTargets ? 0 : batch * per));
 
   // Poison the outputs so that an element the step fails to write shows up.
   std::vector<float> grads(params.size(), std::nanf("")), newBuffers(buffers.size(), std::nanf(""));
   dx_memref_f32 pd = ref(params), bd = ref(buffers), gd = ref(grads), nd = ref(newBuffers), xd = ref(x);
-  dx_memref_i64 ld = {labels.data(), labels.data(), 0, batch, 1};
-  float loss = _mlir_ciface_dx_train_step(&pd, &bd, &gd, &nd, &xd, &ld, batch, std::stoll(argv[5]),
+  dx_memref_i64 ld = {labels.data(), labels.data(), 0, static_cast<int64_t>(labels.size()), 1};
+  dx_memref_f32 td = ref(targets);
+  float loss = _mlir_ciface_dx_train_step(&pd, &bd, &gd, &nd, &xd, &ld, &td, batch, std::stoll(argv[5]),
                                           std::stoll(argv[6]), std::stoll(argv[7]));
   std::string out = argv[8];
   writeNpy(out + "/loss.npy", &loss, 1);

@@ -15,7 +15,7 @@
 #include <cstdlib>
 
 extern "C" const char dx_model_metadata[] = R"({
-  "format": 1,
+  "format": 2,
   "model": "fake_device_model",
   "source": "runtime/cuda/test/fake_device_model.cu",
   "target": "cuda",
@@ -94,7 +94,7 @@ __global__ void update_kernel(float *p, const float *g, float *state, float lr, 
 
 extern "C" float _mlir_ciface_dx_train_step(dx_memref_f32 *params, dx_memref_f32 *buffers, dx_memref_f32 *grads,
                                             dx_memref_f32 *new_buffers, dx_memref_f32 *x, dx_memref_i64 *labels,
-                                            int64_t batch, int64_t seed, int64_t step, int64_t rank) {
+                                            dx_memref_f32 *, int64_t batch, int64_t seed, int64_t step, int64_t rank) {
   Call &c = calls.train;
   c = Call{c.count + 1};
   c.params = at(params), c.buffers = at(buffers), c.grads = at(grads), c.new_buffers = at(new_buffers);
@@ -108,7 +108,8 @@ extern "C" float _mlir_ciface_dx_train_step(dx_memref_f32 *params, dx_memref_f32
 }
 
 extern "C" float _mlir_ciface_dx_eval_step(dx_memref_f32 *params, dx_memref_f32 *buffers, dx_memref_f32 *x,
-                                           dx_memref_i64 *labels, dx_memref_f32 *outputs, int64_t batch) {
+                                           dx_memref_i64 *labels, dx_memref_f32 *, dx_memref_f32 *outputs,
+                                           int64_t batch) {
   Call &c = calls.eval;
   c = Call{c.count + 1};
   c.params = at(params), c.buffers = at(buffers), c.outputs = at(outputs), c.outputs_size = outputs->size;

@@ -57,17 +57,21 @@ extern const char dx_model_metadata[];
  *   grads      [param_floats]   written: d loss / d params
  *   new_buffers[buffer_floats]  written: updated running statistics
  *   x          [batch * sample_floats] the batch, already normalised
- *   labels     [batch]          class indices (ignored by unlabelled models)
+ *   labels     [batch * label_elems]   class indices, one per sample or per pixel
+ *                                      (ignored by models without labels)
+ *   targets    [batch * target_floats] continuous targets (ignored by models without targets)
  */
 float _mlir_ciface_dx_train_step(dx_memref_f32 *params, dx_memref_f32 *buffers, dx_memref_f32 *grads,
                                  dx_memref_f32 *new_buffers, dx_memref_f32 *x, dx_memref_i64 *labels,
-                                 int64_t batch, int64_t rng_seed, int64_t rng_step, int64_t rng_rank);
+                                 dx_memref_f32 *targets, int64_t batch, int64_t rng_seed, int64_t rng_step,
+                                 int64_t rng_rank);
 
 /* Evaluation on a batch (inference mode: running statistics, no dropout).
  * Returns the loss (mean over the batch) and writes the model's first output,
  * [batch * output_floats], to `outputs` (logits, for accuracy). */
 float _mlir_ciface_dx_eval_step(dx_memref_f32 *params, dx_memref_f32 *buffers, dx_memref_f32 *x,
-                                dx_memref_i64 *labels, dx_memref_f32 *outputs, int64_t batch);
+                                dx_memref_i64 *labels, dx_memref_f32 *targets, dx_memref_f32 *outputs,
+                                int64_t batch);
 
 /* The train block's learning-rate schedule: the rate of step `step` (from 1)
  * of a run of `epochs` epochs of `steps_per_epoch` steps, for base rate `base`. */

@@ -1,0 +1,202 @@
+#include "data/Hdf5.h"
+
+#include "common/Check.h"
+#include "data/Dataset.h"
+
+#include <hdf5.h>
+
+#include <glob.h>
+
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+static_assert(sizeof(hid_t) == sizeof(int64_t), "Hdf5.h keeps HDF5 ids as int64_t");
+
+namespace dxrt {
+
+namespace {
+
+const char *kHint = "check the file and the dataset path (h5ls -r FILE lists a file's datasets)";
+
+// HDF5 prints its own error stack on every failed call; DeepEx reports
+// errors itself, naming the file and the dataset.
+void silence_hdf5() {
+  static std::once_flag once;
+  std::call_once(once, [] { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); });
+}
+
+// The element type DeepEx reads a dataset as, and the native HDF5 type
+// libhdf5 converts it to (byte order included).
+bool element_type(hid_t type, Dtype *dt, hid_t *native) {
+  const H5T_class_t cls = H5Tget_class(type);
+  const size_t size = H5Tget_size(type);
+  if (cls == H5T_FLOAT) {
+    if (size == 4) return *dt = Dtype::F32, *native = H5T_NATIVE_FLOAT, true;
+    if (size == 8) return *dt = Dtype::F64, *native = H5T_NATIVE_DOUBLE, true;
+    return false;
+  }
+  if (cls != H5T_INTEGER) return false;
+  const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
+  switch (size) {
+  case 1: return *dt = is_signed ? Dtype::I8 : Dtype::U8, *native = is_signed ? H5T_NATIVE_INT8 : H5T_NATIVE_UINT8, true;
+  case 2: return *dt = is_signed ? Dtype::I16 : Dtype::U16, *native = is_signed ? H5T_NATIVE_INT16 : H5T_NATIVE_UINT16, true;
+  case 4: return *dt = is_signed ? Dtype::I32 : Dtype::U32, *native = is_signed ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT32, true;
+  case 8:
+    if (!is_signed) return false; // uint64 has no exact conversion DeepEx uses
+    return *dt = Dtype::I64, *native = H5T_NATIVE_INT64, true;
+  }
+  return false;
+}
+
+hid_t native_of(Dtype dt) {
+  switch (dt) {
+  case Dtype::U8: return H5T_NATIVE_UINT8;
+  case Dtype::I8: return H5T_NATIVE_INT8;
+  case Dtype::U16: return H5T_NATIVE_UINT16;
+  case Dtype::I16: return H5T_NATIVE_INT16;
+  case Dtype::U32: return H5T_NATIVE_UINT32;
+  case Dtype::I32: return H5T_NATIVE_INT32;
+  case Dtype::I64: return H5T_NATIVE_INT64;
+  case Dtype::F32: return H5T_NATIVE_FLOAT;
+  case Dtype::F64: return H5T_NATIVE_DOUBLE;
+  }
+  return H5T_NATIVE_FLOAT;
+}
+
+std::string describe_class(hid_t type) {
+  switch (H5Tget_class(type)) {
+  case H5T_STRING: return "strings";
+  case H5T_COMPOUND: return "a compound type";
+  case H5T_ENUM: return "an enum";
+  case H5T_ARRAY: return "an array type";
+  case H5T_VLEN: return "a variable-length type";
+  case H5T_INTEGER: return str(H5Tget_size(type) * 8, "-bit ", H5Tget_sign(type) == H5T_SGN_2 ? "" : "un", "signed integers");
+  case H5T_FLOAT: return str(H5Tget_size(type) * 8, "-bit floats");
+  default: return "an unsupported type";
+  }
+}
+
+} // namespace
+
+Hdf5Ref parse_hdf5_ref(const std::string &spec, const std::string &data_dir) {
+  const size_t colon = spec.rfind(":/");
+  DXRT_CHECK(colon != std::string::npos && colon > 0 && colon + 2 < spec.size(),
+             str("HDF5 reference '", spec, "' does not name a dataset"),
+             "write FILE:/PATH, e.g. \"data.h5:/train/inputs\"");
+  Hdf5Ref r;
+  r.spec = spec;
+  r.path = spec.substr(colon + 1);
+  const std::string file = resolve_path(spec.substr(0, colon), data_dir);
+  if (file.find_first_of("*?[") == std::string::npos) {
+    r.files = {file};
+    return r;
+  }
+  glob_t g{};
+  const int rc = glob(file.c_str(), 0, nullptr, &g);
+  for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i) r.files.push_back(g.gl_pathv[i]); // glob sorts by name
+  globfree(&g);
+  DXRT_CHECK(!r.files.empty(), str("HDF5 pattern '", file, "' (from '", spec, "') matches no file"),
+             "check the dataset block's paths; relative paths are taken from the current directory, or from --data-dir");
+  return r;
+}
+
+Hdf5Source::Hdf5Source(const Hdf5Ref &ref) : ref_(ref) {
+  silence_hdf5();
+  for (const std::string &file : ref.files) {
+    DXRT_CHECK(std::filesystem::exists(file), str("data file '", file, "' does not exist"),
+               "check the dataset block's paths; relative paths are taken from the current directory, or from --data-dir");
+    Part p;
+    p.file = file;
+    const htri_t is_hdf5 = H5Fis_hdf5(file.c_str());
+    DXRT_CHECK(is_hdf5 > 0, str("'", file, "' is not an HDF5 file (or it is truncated or corrupt)"),
+               "format: hdf5 reads HDF5 files; use npy, idx or csv for other files");
+    p.file_id = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    DXRT_CHECK(p.file_id >= 0, str("cannot open the HDF5 file '", file, "' (corrupt, or not readable)"), kHint);
+    parts_.push_back(p); // closed by the destructor from here on
+    Part &q = parts_.back();
+    const htri_t exists = H5Lexists(q.file_id, ref.path.c_str(), H5P_DEFAULT) > 0 &&
+                          H5Oexists_by_name(q.file_id, ref.path.c_str(), H5P_DEFAULT) > 0;
+    DXRT_CHECK(exists, str("HDF5 file '", file, "' has no dataset '", ref.path, "'"), kHint);
+    q.dataset_id = H5Dopen2(q.file_id, ref.path.c_str(), H5P_DEFAULT);
+    DXRT_CHECK(q.dataset_id >= 0, str("'", ref.path, "' in HDF5 file '", file, "' is not a dataset (a group?)"), kHint);
+    const hid_t type = H5Dget_type(q.dataset_id), space = H5Dget_space(q.dataset_id);
+    Dtype dt;
+    hid_t native;
+    const bool known = element_type(type, &dt, &native);
+    const std::string what = describe_class(type);
+    H5Tclose(type);
+    const int rank = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(size_t(rank > 0 ? rank : 0));
+    if (rank > 0) H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    H5Sclose(space);
+    DXRT_CHECK(known, str("dataset '", ref.path, "' of HDF5 file '", file, "' holds ", what),
+               "DeepEx reads integer (8 to 64-bit, not uint64) and 32/64-bit float datasets");
+    DXRT_CHECK(rank >= 1, str("dataset '", ref.path, "' of HDF5 file '", file, "' is a scalar"),
+               "the first dimension counts the samples");
+    std::vector<int64_t> shape(dims.begin(), dims.end());
+    if (parts_.size() == 1) {
+      shape_ = shape;
+      shape_[0] = 0;
+      dtype_ = dt;
+      sample_elems_ = 1;
+      for (size_t k = 1; k < shape.size(); ++k) sample_elems_ *= shape[k];
+    } else {
+      DXRT_CHECK(std::equal(shape.begin() + 1, shape.end(), shape_.begin() + 1, shape_.end()) && shape.size() == shape_.size(),
+                 str("dataset '", ref.path, "' has samples of shape ", shape_str({shape.begin() + 1, shape.end()}),
+                     " in '", file, "' but ", shape_str({shape_.begin() + 1, shape_.end()}), " in '", parts_[0].file, "'"),
+                 "files concatenated along the sample dimension must agree on the rest");
+      DXRT_CHECK(dt == dtype_,
+                 str("dataset '", ref.path, "' holds ", dtype_name(dt), " in '", file, "' but ", dtype_name(dtype_),
+                     " in '", parts_[0].file, "'"),
+                 "files concatenated along the sample dimension must agree on the element type");
+    }
+    q.first = shape_[0];
+    q.n = shape[0];
+    shape_[0] += shape[0];
+  }
+}
+
+Hdf5Source::~Hdf5Source() {
+  for (Part &p : parts_) {
+    if (p.dataset_id >= 0) H5Dclose(p.dataset_id);
+    if (p.file_id >= 0) H5Fclose(p.file_id);
+  }
+}
+
+void Hdf5Source::read_rows(const Part &p, int64_t row, int64_t rows, uint8_t *out) const {
+  const hid_t space = H5Dget_space(p.dataset_id);
+  const int rank = int(shape_.size());
+  std::vector<hsize_t> start(size_t(rank), 0), count(shape_.begin(), shape_.end());
+  start[0] = hsize_t(row);
+  count[0] = hsize_t(rows);
+  herr_t rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+  const hid_t mem = H5Screate_simple(rank, count.data(), nullptr);
+  if (rc >= 0) rc = H5Dread(p.dataset_id, native_of(dtype_), mem, space, H5P_DEFAULT, out);
+  H5Sclose(mem);
+  H5Sclose(space);
+  DXRT_CHECK(rc >= 0,
+             str("cannot read samples ", row, "..", row + rows - 1, " of dataset '", ref_.path, "' in HDF5 file '",
+                 p.file, "' (corrupt data, or a compression filter that is not available)"),
+             kHint);
+}
+
+void Hdf5Source::read_sample(int64_t i, uint8_t *out) const {
+  DXRT_CHECK(i >= 0 && i < shape_[0], str("sample ", i, " is outside dataset '", ref_.spec, "' (", shape_[0], " samples)"),
+             "a runtime bug");
+  for (const Part &p : parts_)
+    if (i < p.first + p.n) return read_rows(p, i - p.first, 1, out);
+}
+
+Array Hdf5Source::read_all() const {
+  Array a;
+  a.file = ref_.spec;
+  a.shape = shape_;
+  a.dtype = dtype_;
+  a.bytes.resize(size_t(a.numel()) * dtype_size(dtype_));
+  for (const Part &p : parts_)
+    if (p.n) read_rows(p, 0, p.n, a.bytes.data() + size_t(p.first * sample_elems_) * dtype_size(dtype_));
+  return a;
+}
+
+} // namespace dxrt
