@@ -19,6 +19,7 @@ PACKAGES=(
   dataset-fashion-mnist
   python3-torch python3-numpy         # the reference of the gradient checks; NPY checks in tests
   python3-h5py                        # HDF5 files written by the tests (test/e2e/hdf5.test)
+  gfortran pkg-config                 # the inference library's Fortran and C test programs (test/infer)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -44,8 +44,10 @@ def Dx_SoftmaxGradOp : Dx_GradOp<"softmax_grad"> {
 }
 
 def Dx_SoftmaxCrossEntropyGradOp : Dx_GradOp<"softmax_cross_entropy_grad"> {
-  let summary = "d(logits) = (softmax(logits) - onehot(labels)) * dloss / N";
-  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels, AnyRankedTensor:$dloss);
+  let summary = "d(logits) = (softmax(logits) - onehot(labels)) * dloss / N, or with class weights w: "
+                "w[label] * (softmax(logits) - onehot(labels)) * dloss / sum(w[label])";
+  let arguments = (ins AnyRankedTensor:$logits, AnyRankedTensor:$labels, AnyRankedTensor:$dloss,
+                       OptionalAttr<DenseF64ArrayAttr>:$weights);
   let results = (outs AnyRankedTensor:$dlogits);
   let assemblyFormat = "$logits `,` $labels `,` $dloss attr-dict `:` functional-type(operands, results)";
 }

@@ -37,6 +37,7 @@ std::string odsAttr(const dx::AttrSpec &a) {
   case dx::AttrKind::Padding:
   case dx::AttrKind::OptInt: return "DenseI64ArrayAttr";
   case dx::AttrKind::Axes: return a.required() ? "DenseI64ArrayAttr" : "OptionalAttr<DenseI64ArrayAttr>";
+  case dx::AttrKind::Floats: return a.required() ? "DenseF64ArrayAttr" : "OptionalAttr<DenseF64ArrayAttr>";
   }
   return "AnyAttr";
 }
@@ -47,6 +48,7 @@ const char *kindDoc(dx::AttrKind k) {
   case dx::AttrKind::Padding: return " (stored resolved as [top, bottom, left, right])";
   case dx::AttrKind::OptInt: return " (stored resolved as [h, w])";
   case dx::AttrKind::Axes: return " (absent = all dims)";
+  case dx::AttrKind::Floats: return " (absent = none)";
   default: return "";
   }
 }

@@ -69,6 +69,8 @@ mlir::LogicalResult SoftmaxCrossEntropyGradOp::verify() {
                labels.getElementType().isSignlessInteger() && labels.getDimSize(0) == logits.getDimSize(0);
   for (int64_t k = 2; match && k < logits.getRank(); ++k) match = labels.getDimSize(k - 1) == logits.getDimSize(k);
   if (!match) return emitOpError("expects [N, C, ...] logits and [N, ...] integer labels");
+  if (getWeights() && static_cast<int64_t>(getWeights()->size()) != logits.getDimSize(1))
+    return emitOpError("expects one class weight per class (dim 1 of the logits)");
   if (mlir::failed(isScalar(*this, getDloss(), "dloss"))) return mlir::failure();
   return sameShape(*this, getLogits(), getDlogits(), "logits and dlogits");
 }

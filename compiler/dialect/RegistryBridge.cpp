@@ -67,13 +67,19 @@ mlir::Attribute toMlirAttr(mlir::MLIRContext *ctx, const AttrSpec &spec, const V
   case AttrKind::Axes:
     if (v.kind == Value::Kind::None) return nullptr;
     return b.getDenseI64ArrayAttr(ints(v, 1));
+  case AttrKind::Floats: {
+    if (v.kind == Value::Kind::None) return nullptr;
+    llvm::SmallVector<double> xs;
+    for (const Value &x : v.list) xs.push_back(x.number());
+    return b.getDenseF64ArrayAttr(xs);
+  }
   }
   return nullptr;
 }
 
 std::optional<Value> fromMlirAttr(const AttrSpec &spec, mlir::Attribute a) {
   if (!a) {
-    if (spec.kind == AttrKind::Axes && !spec.required()) return Value::none();
+    if ((spec.kind == AttrKind::Axes || spec.kind == AttrKind::Floats) && !spec.required()) return Value::none();
     return std::nullopt;
   }
   switch (spec.kind) {
@@ -100,6 +106,14 @@ std::optional<Value> fromMlirAttr(const AttrSpec &spec, mlir::Attribute a) {
     Value v;
     v.kind = Value::Kind::List;
     for (int64_t x : arr.asArrayRef()) v.list.push_back(Value::ofInt(x));
+    return v;
+  }
+  case AttrKind::Floats: {
+    auto arr = mlir::dyn_cast<mlir::DenseF64ArrayAttr>(a);
+    if (!arr) return std::nullopt;
+    Value v;
+    v.kind = Value::Kind::List;
+    for (double x : arr.asArrayRef()) v.list.push_back(Value::ofFloat(x));
     return v;
   }
   }

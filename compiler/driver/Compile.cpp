@@ -1,4 +1,5 @@
 #include "driver/Compile.h"
+#include "driver/Library.h"
 
 #include "codegen/Metadata.h"
 #include "codegen/Pipeline.h"
@@ -16,6 +17,10 @@
 
 #ifndef DX_RUNTIME_LINK
 #define DX_RUNTIME_LINK ""
+#endif
+// --emit=lib: libdxrt_infer.a, the inference library's C API.
+#ifndef DX_INFER_LIBRARY
+#define DX_INFER_LIBRARY ""
 #endif
 // --target=cuda: libdxrt_cuda.a, then the CUDA libraries; empty when the
 // build has no libdxrt_cuda.
@@ -246,7 +251,12 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
           opts.gpuArchs.push_back(a.str());
     }
   }
-  const std::string &e = req.emit;
+  const bool lib = req.emit == "lib";
+  const std::string e = lib ? std::string("obj") : req.emit; // a library starts as the model's object
+  if (lib && cuda) {
+    llvm::errs() << "dxc: error: --emit=lib makes a CPU library; the CUDA build of the library is not available yet\n";
+    return 1;
+  }
   opts.stopAfter = e == "dx" ? Stage::Dx : e == "dx-grad" ? Stage::DxGrad : e == "linalg" ? Stage::Linalg
                    : e == "ptx" ? Stage::Ptx : e == "llvm" ? Stage::LLVM : Stage::Obj;
   if (e.empty() || e == "obj") {
@@ -256,8 +266,8 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
     }
   }
   llvm::SmallString<128> tmpObject;
-  if (e == "obj") opts.objectPath = req.output.empty() ? stem(req.input) + ".o" : req.output;
-  else if (e.empty()) {
+  if (e == "obj" && !lib) opts.objectPath = req.output.empty() ? stem(req.input) + ".o" : req.output;
+  else if (e.empty() || lib) {
     if (llvm::sys::fs::createTemporaryFile("dxc-" + stem(req.input), "o", tmpObject)) {
       llvm::errs() << "dxc: error: cannot create a temporary object file\n";
       return 1;
@@ -281,6 +291,15 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
     return writeText(req.output, text);
   }
   if (e == "llvm" || e == "ptx") return writeText(req.output, llvmIR); // LLVM IR, or the kernels' PTX
+  if (lib) {
+    // The C API (libdxrt_infer.a, from ../lib when installed) before libdxrt.
+    std::vector<std::string> link = linkArgs(DX_INFER_LIBRARY), runtime = runtimeLinkArgs();
+    link.insert(link.end(), runtime.begin(), runtime.end());
+    int rc = writeModelLibrary(prog, opts.objectPath, req.output.empty() ? "lib" + stem(req.input) + ".a" : req.output,
+                               link);
+    llvm::sys::fs::remove(tmpObject);
+    return rc;
+  }
   if (e == "obj") return 0;
   std::string output = req.output.empty() ? stem(req.input) : req.output;
   int rc = link(opts.objectPath, output, cuda);

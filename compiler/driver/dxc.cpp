@@ -37,7 +37,7 @@ namespace {
 
 // The stages --emit can stop after, in pipeline order.
 // ptx (the kernels, --target=cuda) comes before llvm: the host code embeds it.
-const std::vector<std::string> kStages = {"ast", "dx", "dx-grad", "linalg", "ptx", "llvm", "obj"};
+const std::vector<std::string> kStages = {"ast", "dx", "dx-grad", "linalg", "ptx", "llvm", "obj", "lib"};
 
 struct Options {
   std::string command;
@@ -191,7 +191,7 @@ int main(int argc, char **argv) {
 
   auto addCommon = [&](CLI::App *sub) {
     sub->add_option("file", o.input, "the .dx file")->required();
-    sub->add_option("--emit", o.emit, "stop after a stage and print it: ast | dx | dx-grad | linalg | ptx | llvm | obj")
+    sub->add_option("--emit", o.emit, "stop after a stage and print it: ast | dx | dx-grad | linalg | ptx | llvm | obj; lib: the inference library (docs/inference.md)")
         ->check(CLI::IsMember(kStages));
     sub->add_flag("--print-locations", o.printLocations, "with --emit=dx: print each op's .dx location");
     sub->add_flag("--print-model", o.printModel,

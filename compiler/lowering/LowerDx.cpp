@@ -134,6 +134,27 @@ Value lossScale(OpBuilder &b, Location loc, Value like, Value dloss, llvm::Strin
   return ew(b, loc, scalarType(b), {dloss}, [&](S &s, mlir::ValueRange a) { return s.div(a[0], n); });
 }
 
+// softmax_cross_entropy's class weights (an optional `weights` attribute,
+// one per class along dim 1 of logits type t): the weight of each row's label,
+// w[label], shaped like the rows (t without dim 1); null without weights.
+Value labelWeights(OpBuilder &b, Location loc, Operation *op, mlir::RankedTensorType t, Value labels) {
+  auto w = op->getAttrOfType<mlir::DenseF64ArrayAttr>("weights");
+  if (!w) return Value();
+  llvm::SmallVector<float> ws(w.asArrayRef().begin(), w.asArrayRef().end());
+  auto wType = mlir::RankedTensorType::get({static_cast<int64_t>(ws.size())}, b.getF32Type());
+  Value table = b.create<arith::ConstantOp>(loc, mlir::DenseElementsAttr::get(wType, llvm::ArrayRef<float>(ws)));
+  mlir::MLIRContext *ctx = b.getContext();
+  const int64_t rank = t.getRank();
+  auto row = selectMap(ctx, rank, allDimsBut(rank, {1}));
+  // w[c] where c == label, 0 elsewhere, summed over c: w[label].
+  Value picked = ew(b, loc, t, {labels, table}, [](S &s, mlir::ValueRange a) {
+    Value c = s.b.create<arith::IndexCastOp>(s.l, s.b.getI64Type(), s.b.create<mlir::linalg::IndexOp>(s.l, 1));
+    Value hit = s.b.create<arith::CmpIOp>(s.l, arith::CmpIPredicate::eq, c, a[0]);
+    return s.select(hit, a[1], s.c(0));
+  }, {row, selectMap(ctx, rank, {1})});
+  return reduceSum(b, loc, picked, {1}, dropShape(t, {1}));
+}
+
 // Adds a per-channel bias [C] to an NCHW tensor (or [.., C] for dense).
 Value addChannelBias(OpBuilder &b, Location loc, Value y, Value bias, int64_t channelDim) {
   auto t = ttype(y);
@@ -804,6 +825,13 @@ const llvm::StringMap<Lowering> &lowerings() {
       Value pickedRow = reduceSum(b, loc, picked, {1}, rowT);
       Value l = ew(b, loc, rowT, {m, sum, pickedRow},
                    [](S &s, mlir::ValueRange a) { return s.sub(s.add(a[0], s.log(a[1])), a[2]); });
+      if (Value w = labelWeights(b, loc, op, t, labels)) {
+        // sum(w[label] * l) / sum(w[label]), as CrossEntropyLoss(weight=w).
+        Value wl = ew(b, loc, rowT, {w, l}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
+        Value num = reduceLoss(b, loc, wl, "sum"), den = reduceLoss(b, loc, w, "sum");
+        out.push_back(ew(b, loc, scalarType(b), {num, den}, [](S &s, mlir::ValueRange a) { return s.div(a[0], a[1]); }));
+        return mlir::success();
+      }
       out.push_back(reduceLoss(b, loc, l, "mean"));
       return mlir::success();
     };
@@ -819,12 +847,24 @@ const llvm::StringMap<Lowering> &lowerings() {
       Value m = reduceMax(b, loc, x, {1}, rowT);
       Value e = ew(b, loc, t, {x, m}, [](S &s, mlir::ValueRange a) { return s.exp(s.sub(a[0], a[1])); }, {id, row});
       Value sum = reduceSum(b, loc, e, {1}, rowT);
-      Value scale = lossScale(b, loc, labels, dloss, "mean");
-      out.push_back(ew(b, loc, t, {e, sum, labels, scale}, [](S &s, mlir::ValueRange a) {
+      auto delta = [](S &s, mlir::ValueRange a) { // softmax - onehot(label)
         Value c = s.b.create<arith::IndexCastOp>(s.l, s.b.getI64Type(), s.b.create<mlir::linalg::IndexOp>(s.l, 1));
         Value hit = s.b.create<arith::CmpIOp>(s.l, arith::CmpIPredicate::eq, c, a[2]);
-        Value p = s.div(a[0], a[1]);
-        return s.mul(s.sub(p, s.select(hit, s.c(1), s.c(0))), a[3]);
+        Value p = s.div(a[0], a[1]); // before the select: ops in a fixed order
+        return s.sub(p, s.select(hit, s.c(1), s.c(0)));
+      };
+      if (Value w = labelWeights(b, loc, op, t, labels)) {
+        // d/dlogits of sum(w[label] * l) / sum(w[label]): w[label] * (p - onehot) * dloss / sum(w[label]).
+        Value den = reduceLoss(b, loc, w, "sum");
+        Value scale = ew(b, loc, scalarType(b), {dloss, den}, [](S &s, mlir::ValueRange a) { return s.div(a[0], a[1]); });
+        out.push_back(ew(b, loc, t, {e, sum, labels, w, scale}, [&](S &s, mlir::ValueRange a) {
+          return s.mul(s.mul(delta(s, a), a[3]), a[4]);
+        }, {id, row, row, row, scalar}));
+        return mlir::success();
+      }
+      Value scale = lossScale(b, loc, labels, dloss, "mean");
+      out.push_back(ew(b, loc, t, {e, sum, labels, scale}, [&](S &s, mlir::ValueRange a) {
+        return s.mul(delta(s, a), a[3]);
       }, {id, row, row, scalar}));
       return mlir::success();
     };

@@ -645,6 +645,15 @@ bool Elaborator::coerceAttr(const OpInfo &op, const AttrSpec &spec, Value &v) {
     return isInt(v) || intList(v, 2, 2) || intList(v, 4, 4) || fail("an integer, [ph, pw], same or valid");
   case AttrKind::Axes:
     return v.kind == Value::Kind::None || isInt(v) || intList(v, 0, 64) || fail("an integer or a list of integers");
+  case AttrKind::Floats: {
+    if (v.kind == Value::Kind::None) return true;
+    bool good = v.kind == Value::Kind::List && !v.list.empty() && v.list.size() <= 65536;
+    for (Value &x : v.list) {
+      if (x.kind == Value::Kind::Int) x = Value::ofFloat(static_cast<double>(x.i), x.range);
+      good = good && x.kind == Value::Kind::Float;
+    }
+    return good || fail("a list of numbers, or none");
+  }
   }
   return false;
 }

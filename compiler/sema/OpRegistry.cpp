@@ -37,6 +37,11 @@ std::vector<std::string> OpInfo::attrNames() const {
 const Value &ShapeContext::attr(const std::string &name) const { return attrs.at(op.attrIndex(name)); }
 int64_t ShapeContext::intAttr(const std::string &name) const { return attr(name).i; }
 double ShapeContext::floatAttr(const std::string &name) const { return attr(name).number(); }
+std::vector<double> ShapeContext::floatsAttr(const std::string &name) const {
+  std::vector<double> out;
+  for (const Value &x : attr(name).list) out.push_back(x.number());
+  return out;
+}
 bool ShapeContext::boolAttr(const std::string &name) const { return attr(name).b; }
 std::string ShapeContext::enumAttr(const std::string &name) const { return attr(name).s; }
 void ShapeContext::setAttr(const std::string &name, Value v) { attrs.at(op.attrIndex(name)) = std::move(v); }
@@ -504,6 +509,14 @@ void softmaxCrossEntropy(ShapeContext &c) {
   if (!match)
     return c.errorInput(1, "softmax_cross_entropy: labels " + labels.str() + " must be " + want +
                                " to match logits " + logits.str());
+  const std::vector<double> w = c.floatsAttr("weights");
+  if (!w.empty()) {
+    if (!logits.dims[1].isStatic() || logits.dims[1].size != static_cast<int64_t>(w.size()))
+      return c.errorAttr("weights", "softmax_cross_entropy: " + std::to_string(w.size()) + " class weights for logits " +
+                                        logits.str() + " (one per class, dim 1)");
+    for (double x : w)
+      if (!(x > 0)) return c.errorAttr("weights", "softmax_cross_entropy: class weights must be > 0");
+  }
   c.out = {TensorType{ElemType::F32, {}}};
   c.flops = 5.0 * elementsPerSample(logits);
 }
@@ -656,8 +669,12 @@ std::vector<OpInfo> build() {
        "Standard-normal samples shaped like x, from a counter-based generator keyed by seed, step and rank.",
        {"x"}, false, {}, [](ShapeContext &c) { unaryFloat(c, 0); }, "z = mu + exp(0.5 * logvar) * randn_like(mu)"});
   add({"softmax_cross_entropy", OpCategory::Loss,
-       "Mean cross-entropy of softmax(logits) against integer class labels (torch.nn.CrossEntropyLoss).",
-       {"logits", "labels"}, false, {}, softmaxCrossEntropy, "loss: softmax_cross_entropy(logits, labels)"});
+       "Mean cross-entropy of softmax(logits) against integer class labels (torch.nn.CrossEntropyLoss); classes "
+       "along dim 1, per sample or per pixel.",
+       {"logits", "labels"}, false,
+       {attr("weights", AttrKind::Floats, Value::none(),
+             "one weight > 0 per class: the loss is sum(w[label] * l) / sum(w[label]) (CrossEntropyLoss(weight=...))")},
+       softmaxCrossEntropy, "loss: softmax_cross_entropy(logits, labels, weights: [1.0, 20.0])"});
   add({"bce_with_logits", OpCategory::Loss,
        "Binary cross-entropy of sigmoid(logits) against targets in [0, 1], computed stably.",
        {"logits", "target"}, false,

@@ -23,6 +23,7 @@ enum class AttrKind {
   Padding,  // 1, [1, 2], same or valid; resolved to [top, bottom, left, right]
   Axes,     // 1 or [1, 2]; negative counts from the end; none = all
   OptInt,   // an integer or none (e.g. a pool stride that defaults to the kernel)
+  Floats,   // a list of numbers, or none (e.g. per-class loss weights)
 };
 
 struct AttrSpec {
@@ -57,6 +58,7 @@ struct ShapeContext {
   const Value &attr(const std::string &name) const;
   int64_t intAttr(const std::string &name) const;
   double floatAttr(const std::string &name) const;
+  std::vector<double> floatsAttr(const std::string &name) const; // empty for none
   bool boolAttr(const std::string &name) const;
   std::string enumAttr(const std::string &name) const;
   std::pair<int64_t, int64_t> pairAttr(const std::string &name) const;

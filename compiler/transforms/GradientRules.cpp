@@ -283,7 +283,8 @@ const llvm::StringMap<Rule> &rules() {
     r["dx.softmax_cross_entropy"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d,
                                        llvm::SmallVectorImpl<Value> &out) {
       out[0] = b.create<ir::SoftmaxCrossEntropyGradOp>(op->getLoc(), op->getOperand(0).getType(), op->getOperand(0),
-                                                       op->getOperand(1), d[0]);
+                                                       op->getOperand(1), d[0],
+                                                       op->getAttrOfType<mlir::DenseF64ArrayAttr>("weights"));
     };
     for (const char *loss : {"bce_with_logits", "binary_cross_entropy", "mse", "mae", "l1", "huber"})
       r[std::string("dx.") + loss] = [kind = ir::pairwiseLossKind(std::string("dx.") + loss)](

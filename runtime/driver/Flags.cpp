@@ -47,7 +47,7 @@ std::string suggestion(const CLI::App &app, int argc, char **argv) {
   return "";
 }
 
-// --set key=value is another spelling of --key value (DESIGN.md): rewrite it
+// --set key=value is another spelling of --key value (docs/cli.md): rewrite it
 // before CLI11 sees it, so both spellings share one definition and one check.
 // Settings compiled into the executable get a message saying so.
 std::vector<std::string> expand_set(int argc, char **argv, const Metadata &meta) {

@@ -148,7 +148,10 @@ void MetricsLog::checkpoint(const std::string &why, const Progress &p, const std
   Json j;
   j["event"] = "checkpoint";
   j["why"] = why;
+  // `epoch` is the epoch a resume continues in (so 11 after the last epoch
+  // of a 10-epoch run); `epochs_done` says how many are complete.
   j["epoch"] = p.epoch;
+  j["epochs_done"] = p.epoch - 1;
   j["step_in_epoch"] = p.step_in_epoch;
   j["step"] = p.step;
   j["train_time_s"] = round_to(p.train_time_s, 1e6);

@@ -1,9 +1,9 @@
 // The metrics log: JSON lines, written by rank 0, in the format of
-// DESIGN.md's "Metrics log" section (start, epoch, target, end events; an
-// error event when a run stops on a non-finite loss), plus checkpoint, stop
-// and resume events (docs/cli.md). A resumed run appends to the log it
-// continues. Each line is flushed as it is written, so a killed job keeps
-// its log.
+// docs/cli.md's "Metrics log" section and docs/metrics-log.schema.json:
+// start, epoch (and with --log-steps step), target and end events, an error
+// event when a run stops on a non-finite loss, checkpoint, stop and resume
+// events, and profile. A resumed run appends to the log it continues. Each
+// line is flushed as it is written, so a killed job keeps its log.
 #pragma once
 
 #include "data/Dataset.h"

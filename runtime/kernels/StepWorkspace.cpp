@@ -11,27 +11,33 @@
 #include <cstring>
 
 namespace {
-void *g_base = nullptr;
-int64_t g_capacity = 0;
-int64_t g_grows = 0;
+// One per thread: the trainer steps on one thread, and the inference library
+// (dxrt/infer.h) may evaluate separate models on separate threads at once.
+struct Workspace {
+  void *base = nullptr;
+  int64_t capacity = 0, grows = 0;
+  ~Workspace() { std::free(base); }
+};
+thread_local Workspace g_ws;
 } // namespace
 
 extern "C" void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t bytes) {
-  if (bytes > g_capacity) {
-    std::free(g_base);
+  Workspace &w = g_ws;
+  if (bytes > w.capacity) {
+    std::free(w.base);
     // 64-byte aligned, as the plan aligns every buffer to 64 bytes.
     int64_t size = (bytes + 63) / 64 * 64;
-    g_base = std::aligned_alloc(64, static_cast<size_t>(size));
-    if (!g_base) {
+    w.base = std::aligned_alloc(64, static_cast<size_t>(size));
+    if (!w.base) {
       std::fprintf(stderr, "dxrt: error: cannot allocate the %lld-byte workspace of a training step\n",
                    static_cast<long long>(bytes));
       std::exit(1);
     }
-    g_capacity = size;
-    ++g_grows;
+    w.capacity = size;
+    ++w.grows;
   }
-  dxrt::describe_bytes(result, g_base, g_capacity);
+  dxrt::describe_bytes(result, w.base, w.capacity);
 }
 
-extern "C" int64_t dxrt_workspace_grows(void) { return g_grows; }
-extern "C" int64_t dxrt_workspace_bytes(void) { return g_capacity; }
+extern "C" int64_t dxrt_workspace_grows(void) { return g_ws.grows; }
+extern "C" int64_t dxrt_workspace_bytes(void) { return g_ws.capacity; }

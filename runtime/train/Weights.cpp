@@ -80,29 +80,29 @@ void save_weights(const Metadata &meta, const Arenas &a, const std::string &dir)
   }
 }
 
-void load_weights(const Metadata &meta, Arenas &a, const std::string &dir) {
+void load_weights(const Metadata &meta, Arenas &a, const std::string &dir, const char *who) {
   const std::string index = dir + "/index.json";
   std::ifstream f(index);
-  DXRT_CHECK(f.good(), str("--init-from: '", index, "' does not exist or cannot be read"), kLoadHint);
+  DXRT_CHECK(f.good(), str(who, ": '", index, "' does not exist or cannot be read"), kLoadHint);
   Json j = Json::parse(f, nullptr, /*allow_exceptions=*/false);
   DXRT_CHECK(!j.is_discarded() && j.is_object() && j.value("format", "") == "deepex-weights" &&
                  j.contains("tensors") && j["tensors"].is_array(),
-             str("--init-from: '", index, "' is not a DeepEx weights index"), kLoadHint);
+             str(who, ": '", index, "' is not a DeepEx weights index"), kLoadHint);
   // name -> (shape, file) as the index lists them.
   std::map<std::string, std::pair<std::vector<int64_t>, std::string>> listed;
   for (const Json &t : j["tensors"]) {
     DXRT_CHECK(t.is_object() && t.contains("name") && t["name"].is_string() && t.contains("shape") &&
                    t["shape"].is_array() && t.contains("file") && t["file"].is_string(),
-               str("--init-from: an entry of '", index, "' lacks its name, shape or file: ", t.dump()), kLoadHint);
+               str(who, ": an entry of '", index, "' lacks its name, shape or file: ", t.dump()), kLoadHint);
     std::vector<int64_t> shape;
     for (const Json &d : t["shape"]) {
-      DXRT_CHECK(d.is_number_integer(), str("--init-from: tensor '", t["name"].get<std::string>(), "' in '", index,
+      DXRT_CHECK(d.is_number_integer(), str(who, ": tensor '", t["name"].get<std::string>(), "' in '", index,
                                             "' has a shape that is not a list of integers"), kLoadHint);
       shape.push_back(d.get<int64_t>());
     }
     const std::string file = t["file"].get<std::string>();
     DXRT_CHECK(file.find('/') == std::string::npos && file != ".." && !file.empty(),
-               str("--init-from: tensor '", t["name"].get<std::string>(), "' names the file '", file,
+               str(who, ": tensor '", t["name"].get<std::string>(), "' names the file '", file,
                    "', which is not inside the directory"), kLoadHint);
     listed[t["name"].get<std::string>()] = {shape, file};
   }
@@ -110,16 +110,16 @@ void load_weights(const Metadata &meta, Arenas &a, const std::string &dir) {
   for (const Tensor &t : tensors(meta)) {
     const ArenaEntry &e = *t.entry;
     auto it = listed.find(e.name);
-    DXRT_CHECK(it != listed.end(), str("--init-from: '", index, "' has no tensor '", e.name, "' (", t.kind, " ",
+    DXRT_CHECK(it != listed.end(), str(who, ": '", index, "' has no tensor '", e.name, "' (", t.kind, " ",
                                        shape_str(e.shape), ") of model '", meta.model, "'"), kLoadHint);
     DXRT_CHECK(it->second.first == e.shape,
-               str("--init-from: tensor '", e.name, "' is ", shape_str(it->second.first), " in '", index,
+               str(who, ": tensor '", e.name, "' is ", shape_str(it->second.first), " in '", index,
                    "', but model '", meta.model, "' has ", shape_str(e.shape)),
                "the weights belong to another model, or to another version of this one");
     const std::string path = dir + "/" + it->second.second;
     Array arr = read_npy(path);
     DXRT_CHECK(arr.shape == e.shape,
-               str("--init-from: '", path, "' holds ", shape_str(arr.shape), " but tensor '", e.name, "' is ",
+               str(who, ": '", path, "' holds ", shape_str(arr.shape), " but tensor '", e.name, "' is ",
                    shape_str(e.shape)), kLoadHint);
     std::vector<float> v = to_floats(arr); // any float or integer dtype; NaN/Inf refused, naming the file
     Floats &arena = std::string(t.kind) == "param" ? a.params : a.buffers;
@@ -129,7 +129,7 @@ void load_weights(const Metadata &meta, Arenas &a, const std::string &dir) {
   std::string extra;
   for (const auto &[name, _] : listed)
     if (!used.count(name)) extra += (extra.empty() ? "" : ", ") + name;
-  DXRT_CHECK(extra.empty(), str("--init-from: '", index, "' has tensors model '", meta.model, "' does not: ", extra),
+  DXRT_CHECK(extra.empty(), str(who, ": '", index, "' has tensors model '", meta.model, "' does not: ", extra),
              "the weights belong to another model, or to another version of this one");
 }
 

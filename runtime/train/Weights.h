@@ -30,6 +30,7 @@ void save_weights(const Metadata &meta, const Arenas &a, const std::string &dir)
 // index or file, a tensor the model does not have or lacks, a shape or
 // dtype that differs, a non-finite value: a dxrt::Error naming the tensor and
 // the file.
-void load_weights(const Metadata &meta, Arenas &a, const std::string &dir);
+// `who` starts the messages ("--init-from", or the library's "dx_model_open").
+void load_weights(const Metadata &meta, Arenas &a, const std::string &dir, const char *who = "--init-from");
 
 } // namespace dxrt

@@ -462,6 +462,14 @@ def _(c, x, L):
     return F.cross_entropy(conv(c, "conv2d_2", torch.tanh(conv(c, "conv2d_1", x, 3, pad="same")), 1), L)
 
 
+@ref("softmax_cross_entropy_pixels_weights", classes=3)
+def _(c, x, L):
+    z = conv(c, "conv2d_2", torch.tanh(conv(c, "conv2d_1", x, 3, pad="same")), 1)
+    return F.cross_entropy(z, L, weight=torch.tensor([0.5, 4, 1.5], dtype=torch.float64))
+
+
+ref("softmax_cross_entropy_weights", classes=4)(
+    lambda c, x, L: F.cross_entropy(mlp_head(c, x), L, weight=torch.tensor([1, 3.5, 0.25, 2], dtype=torch.float64)))
 ref("softmax_cross_entropy_rank3", classes=4)(lambda c, x, L: F.cross_entropy(mlp_head(c, x).reshape(-1, 4, 2), L))
 
 

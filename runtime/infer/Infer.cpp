@@ -1,0 +1,168 @@
+// The inference library's C API (dxrt/infer.h) over the generated
+// dx_eval_step: one context = the metadata, host arenas for max_batch
+// samples with the loaded weights, and the dataset's normalisation. Every
+// dxrt::Error becomes a return code and a message; nothing here exits.
+#include "dxrt/infer.h"
+
+#include "common/Check.h"
+#include "data/Array.h"
+#include "data/Dataset.h"
+#include "model/Arenas.h"
+#include "model/Metadata.h"
+#include "model/Model.h"
+#include "train/Weights.h"
+
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <new>
+#include <string>
+
+struct dx_model {
+  dxrt::Metadata meta;
+  std::unique_ptr<dxrt::Arenas> arenas;
+  dxrt::Normalization norm;
+  std::string error;
+};
+
+namespace {
+
+thread_local std::string g_open_error;
+
+std::string message(const dxrt::Error &e) {
+  std::string m = e.what();
+  if (!e.hint().empty()) m += " (hint: " + e.hint() + ")";
+  return m;
+}
+
+int fail(dx_model *m, int code, const std::string &msg) {
+  if (m) m->error = msg;
+  return code;
+}
+
+// Runs f, turning exceptions into codes and messages on m.
+template <typename F> int guarded(dx_model *m, int code_for_errors, F &&f) {
+  try {
+    m->error.clear();
+    return f();
+  } catch (const dxrt::Error &e) {
+    return fail(m, code_for_errors, message(e));
+  } catch (const std::bad_alloc &) {
+    return fail(m, DX_ERROR_INTERNAL, "out of memory");
+  } catch (const std::exception &e) {
+    return fail(m, DX_ERROR_INTERNAL, e.what());
+  }
+}
+
+const dxrt::TensorSpec *output(const dx_model *m, int k) {
+  if (!m || k < 0 || k >= int(m->meta.outputs.size())) return nullptr;
+  return &m->meta.outputs[size_t(k)];
+}
+
+} // namespace
+
+extern "C" {
+
+int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out) {
+  g_open_error.clear();
+  if (!out || !weights_dir) {
+    g_open_error = "dx_model_open: weights_dir and out must not be null";
+    return DX_ERROR_ARGUMENT;
+  }
+  *out = nullptr;
+  if (max_batch < 0) {
+    g_open_error = "dx_model_open: max_batch must be >= 0 (0: 256)";
+    return DX_ERROR_ARGUMENT;
+  }
+  auto m = std::make_unique<dx_model>();
+  int rc = guarded(m.get(), DX_ERROR_WEIGHTS, [&] {
+    m->meta = dxrt::parse_metadata(dxrt::model_metadata());
+    const std::string index = std::string(weights_dir) + "/index.json";
+    if (!std::filesystem::exists(index))
+      return fail(m.get(), DX_ERROR_FILE,
+                  "dx_model_open: '" + index + "' does not exist (write the weights with --save-weights DIR)");
+    m->arenas = std::make_unique<dxrt::Arenas>(m->meta, max_batch ? max_batch : 256);
+    dxrt::load_weights(m->meta, *m->arenas, weights_dir, "dx_model_open");
+    if (m->meta.dataset) m->norm = dxrt::normalization(*m->meta.dataset, m->meta.input.floats);
+    else m->norm = dxrt::Normalization{false, 1, {0}, {1}, m->meta.input.floats};
+    return int(DX_OK);
+  });
+  if (rc != DX_OK) {
+    g_open_error = m->error;
+    return rc;
+  }
+  *out = m.release();
+  return DX_OK;
+}
+
+void dx_model_close(dx_model *m) { delete m; }
+
+const char *dx_model_error(const dx_model *m) { return m ? m->error.c_str() : "dx_model_error: null model"; }
+const char *dx_model_last_error(void) { return g_open_error.c_str(); }
+
+const char *dx_model_name(const dx_model *m) { return m ? m->meta.model.c_str() : ""; }
+int64_t dx_model_input_floats(const dx_model *m) { return m ? m->meta.input.floats : -1; }
+int dx_model_input_rank(const dx_model *m) { return m ? int(m->meta.input.shape.size()) : -1; }
+int64_t dx_model_input_dim(const dx_model *m, int d) {
+  if (!m || d < 0 || d >= int(m->meta.input.shape.size())) return -1;
+  return m->meta.input.shape[size_t(d)];
+}
+int dx_model_num_outputs(const dx_model *m) { return m ? int(m->meta.outputs.size()) : -1; }
+const char *dx_model_output_name(const dx_model *m, int k) {
+  const dxrt::TensorSpec *o = output(m, k);
+  return o ? o->name.c_str() : "";
+}
+int64_t dx_model_output_floats(const dx_model *m, int k) {
+  const dxrt::TensorSpec *o = output(m, k);
+  return o ? o->floats : -1;
+}
+int dx_model_output_rank(const dx_model *m, int k) {
+  const dxrt::TensorSpec *o = output(m, k);
+  return o ? int(o->shape.size()) : -1;
+}
+int64_t dx_model_output_dim(const dx_model *m, int k, int d) {
+  const dxrt::TensorSpec *o = output(m, k);
+  if (!o || d < 0 || d >= int(o->shape.size())) return -1;
+  return o->shape[size_t(d)];
+}
+
+int dx_model_predict(dx_model *m, const float *x, int64_t n, float *const *outputs) {
+  if (!m) return DX_ERROR_ARGUMENT;
+  if (n < 0) return fail(m, DX_ERROR_ARGUMENT, "dx_model_predict: n must be >= 0, not " + std::to_string(n));
+  if (n > 0 && (!x || !outputs))
+    return fail(m, DX_ERROR_ARGUMENT, "dx_model_predict: x and outputs must not be null");
+  for (size_t k = 0; n > 0 && k < m->meta.outputs.size(); ++k)
+    if (!outputs[k])
+      return fail(m, DX_ERROR_ARGUMENT, "dx_model_predict: outputs[" + std::to_string(k) + "] ('" +
+                                            m->meta.outputs[k].name + "') is null");
+  return guarded(m, DX_ERROR_INTERNAL, [&] {
+    dxrt::Arenas &a = *m->arenas;
+    const dxrt::Normalization &nm = m->norm;
+    const int64_t in = m->meta.input.floats, cap = a.max_batch;
+    for (int64_t lo = 0; lo < n; lo += cap) {
+      const int64_t b = std::min(cap, n - lo);
+      // The dataset's normalisation, as the loader applies it to training samples.
+      for (int64_t i = 0; i < b; ++i)
+        for (size_t c = 0; c < nm.mean.size(); ++c) {
+          const int64_t at = i * in + int64_t(c) * nm.plane;
+          const auto *src = reinterpret_cast<const uint8_t *>(x + lo * in + at);
+          const int64_t bad = dxrt::convert(src, dxrt::Dtype::F32, false, nm.plane, nm.scale, nm.mean[c],
+                                            nm.inv_std[c], a.x.data() + at, nm.log1p);
+          if (bad >= 0)
+            return fail(m, DX_ERROR_INPUT, "dx_model_predict: input " + std::to_string((lo + i) * in + int64_t(c) * nm.plane + bad) +
+                                               " (sample " + std::to_string(lo + i) + ") is not finite after normalisation");
+        }
+      dxrt::model_eval_step(a, b);
+      // Output k is the block after outputs 0..k-1 (docs/abi.md).
+      const float *block = a.outputs.data();
+      for (size_t k = 0; k < m->meta.outputs.size(); ++k) {
+        const int64_t f = m->meta.outputs[k].floats;
+        std::memcpy(outputs[k] + lo * f, block, sizeof(float) * size_t(b * f));
+        block += b * f;
+      }
+    }
+    return int(DX_OK);
+  });
+}
+
+} // extern "C"
