@@ -35,5 +35,14 @@ fi
 if [ ! -f "$BUILD/build.ninja" ]; then
   cmake -G Ninja -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
-# Two jobs at most: MLIR translation units need ~3 GB each.
-ninja -C "$BUILD" -j2
+# One job per core, at most one per ~3 GB of memory (an MLIR translation unit
+# needs about that); DX_BUILD_JOBS=N overrides.
+jobs=${DX_BUILD_JOBS:-}
+if [ -z "$jobs" ]; then
+  cores=$(nproc)
+  mem_gb=$(awk '/MemTotal/ {print int($2 / 1048576)}' /proc/meminfo)
+  jobs=$(( mem_gb / 3 < cores ? mem_gb / 3 : cores ))
+  [ "$jobs" -ge 1 ] || jobs=1
+fi
+echo "setup: building with $jobs jobs (DX_BUILD_JOBS overrides)"
+ninja -C "$BUILD" -j"$jobs"
