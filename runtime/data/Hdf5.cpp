@@ -103,6 +103,16 @@ Hdf5Ref parse_hdf5_ref(const std::string &spec, const std::string &data_dir) {
 
 Hdf5Source::Hdf5Source(const Hdf5Ref &ref) : ref_(ref) {
   silence_hdf5();
+  try {
+    open_all();
+  } catch (...) { // the destructor does not run for a half-made object: close what is open
+    close_all();
+    throw;
+  }
+}
+
+void Hdf5Source::open_all() {
+  const Hdf5Ref &ref = ref_;
   for (const std::string &file : ref.files) {
     DXRT_CHECK(std::filesystem::exists(file), str("data file '", file, "' does not exist"),
                "check the dataset block's paths; relative paths are taken from the current directory, or from --data-dir");
@@ -157,10 +167,13 @@ Hdf5Source::Hdf5Source(const Hdf5Ref &ref) : ref_(ref) {
   }
 }
 
-Hdf5Source::~Hdf5Source() {
+Hdf5Source::~Hdf5Source() { close_all(); }
+
+void Hdf5Source::close_all() {
   for (Part &p : parts_) {
     if (p.dataset_id >= 0) H5Dclose(p.dataset_id);
     if (p.file_id >= 0) H5Fclose(p.file_id);
+    p.dataset_id = p.file_id = -1;
   }
 }
 

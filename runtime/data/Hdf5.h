@@ -59,6 +59,8 @@ private:
     int64_t file_id = -1, dataset_id = -1, first = 0, n = 0;
   };
   void read_rows(const Part &p, int64_t row, int64_t rows, uint8_t *out) const;
+  void open_all();  // the constructor's work
+  void close_all(); // every id still open
 
   Hdf5Ref ref_;
   std::vector<Part> parts_;

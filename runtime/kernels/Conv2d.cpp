@@ -4,6 +4,7 @@
 #include "dxrt/kernels.h"
 #include "kernels/Conv2d.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -11,8 +12,9 @@ namespace dxrt {
 
 namespace {
 
-// -1 until the first call reads DXRT_CONV.
-int g_backend = -1;
+// -1 until the first call reads DXRT_CONV. Atomic: the inference library may
+// make its first convolution on several threads at once.
+std::atomic<int> g_backend{-1};
 
 ConvBackend backend_from_env() {
   const char *v = std::getenv("DXRT_CONV");
@@ -32,8 +34,12 @@ void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
 } // namespace
 
 ConvBackend conv_backend() {
-  if (g_backend < 0) g_backend = int(backend_from_env());
-  return ConvBackend(g_backend);
+  int b = g_backend.load(std::memory_order_relaxed);
+  if (b < 0) {
+    b = int(backend_from_env());
+    g_backend.store(b, std::memory_order_relaxed);
+  }
+  return ConvBackend(b);
 }
 
 void set_conv_backend(ConvBackend backend) { g_backend = int(backend); }
