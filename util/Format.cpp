@@ -1,18 +1,28 @@
 #include "util/Format.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 
 namespace dx {
 
 std::string withThousands(int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n);
+  // The magnitude as unsigned: -INT64_MIN does not fit an int64_t.
+  const uint64_t magnitude = n < 0 ? 0 - static_cast<uint64_t>(n) : static_cast<uint64_t>(n);
+  std::string digits = std::to_string(magnitude);
   std::string out;
   for (size_t i = 0; i < digits.size(); ++i) {
     if (i && (digits.size() - i) % 3 == 0) out += ',';
     out += digits[i];
   }
   return (n < 0 ? "-" : "") + out;
+}
+
+std::string roundedWithThousands(double v) {
+  if (std::fabs(v) < 9e18) return withThousands(static_cast<int64_t>(std::llround(v)));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v); // beyond int64: 1.153e+21
+  return buf;
 }
 
 std::string humanCount(double n) {

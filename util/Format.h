@@ -10,6 +10,9 @@ namespace dx {
 
 // 25557032 -> "25,557,032"
 std::string withThousands(int64_t n);
+// The same for a double rounded to an integer (a FLOP count); beyond the
+// int64 range: "1.153e+21".
+std::string roundedWithThousands(double v);
 // 8.24e9 -> "8.24 G"; below 1000 -> "691"
 std::string humanCount(double n);
 // 0.51234, 2 -> "0.51" (digits after the point)

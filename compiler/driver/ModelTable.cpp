@@ -39,7 +39,7 @@ void printModelTable(std::ostream &os, const CheckedModel &model, const SourceMa
     std::string shape = n.outputs.empty() ? "" : g.values[n.outputs[0]].type.str();
     std::string layer = n.path.size() > pathWidth ? "..." + n.path.substr(n.path.size() - pathWidth + 3) : n.path;
     row(std::to_string(index++), layer, n.op->name, shape, params ? withThousands(params) : "",
-        n.flops > 0 ? withThousands(static_cast<int64_t>(std::llround(n.flops))) : "");
+        n.flops > 0 ? roundedWithThousands(n.flops) : "");
   }
   for (size_t i = 0; i < g.outputs.size(); ++i)
     row("out", g.outputNames[i], "output", g.values[g.outputs[i]].type.str(), "", "");

@@ -110,7 +110,7 @@ void Console::layer_table(const Metadata &m) {
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerSpec &l = m.layers[i];
     row(std::to_string(i), l.path, l.op, shape(l.output), l.params ? dx::withThousands(l.params) : "",
-        l.flops > 0 ? dx::withThousands(int64_t(std::llround(l.flops))) : "");
+        l.flops > 0 ? dx::roundedWithThousands(l.flops) : "");
   }
   for (const TensorSpec &o : m.outputs) row("out", o.name, "output", shape(o.shape), "", "");
 }
