@@ -3,6 +3,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -38,12 +39,60 @@ bool worthRecomputing(linalg::GenericOp producer) {
   return inputs * users < inputs + 1 + users;
 }
 
+// Rule 2 (see the header): a producer of a few arith ops and square roots
+// (a batch norm's normalisation and its relu: 8 ops, the square root on the
+// channel's variance, which vectorization hoists out of the loop).
+constexpr int kMaxRecomputedOps = 12;
+
+bool isRecomputable(linalg::GenericOp g) {
+  if (g.getNumResults() != 1 || g.getNumReductionLoops() != 0 || g.getNumDpsInits() != 1 ||
+      !g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity())
+    return false;
+  mlir::Dialect *arith = g->getContext()->getLoadedDialect<mlir::arith::ArithDialect>();
+  int ops = 0;
+  for (mlir::Operation &op : g.getBody()->without_terminator()) {
+    if (op.getDialect() != arith && !mlir::isa<mlir::math::SqrtOp, mlir::math::RsqrtOp, mlir::math::AbsFOp>(op))
+      return false;
+    if (!mlir::isa<mlir::arith::ConstantOp>(op) && ++ops > kMaxRecomputedOps) return false;
+  }
+  return true;
+}
+
+// Whether the consumer of `use` already reads each of the producer's
+// full-size inputs (those indexed by every loop; the others are broadcast
+// vectors) at the place the fused op would read it: recomputing the
+// producer there then reads nothing new and drops the read of its result.
+bool consumerReadsProducerInputs(linalg::GenericOp producer, mlir::OpOperand &use) {
+  auto consumer = mlir::dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!consumer || !linalg::areElementwiseOpsFusable(&use)) return false;
+  mlir::AffineMap toProducer = consumer.getMatchingIndexingMap(&use);
+  for (mlir::OpOperand *in : producer.getDpsInputOperands()) {
+    mlir::AffineMap m = producer.getMatchingIndexingMap(in);
+    if (m.getNumResults() < producer.getNumLoops()) continue; // broadcast
+    mlir::AffineMap fused = m.compose(toProducer);
+    bool read = llvm::any_of(consumer.getDpsInputOperands(), [&](mlir::OpOperand *c) {
+      return c->get() == in->get() && consumer.getMatchingIndexingMap(c) == fused;
+    });
+    if (!read) return false;
+  }
+  return true;
+}
+
 struct FuseCheapProducersPass : mlir::PassWrapper<FuseCheapProducersPass, mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseCheapProducersPass)
   llvm::StringRef getArgument() const override { return "dx-fuse-cheap-producers"; }
   llvm::StringRef getDescription() const override {
     return "Fuse cheap elementwise producers into all their users when that saves memory traffic";
   }
+  void fuseSingleUseProducers() {
+    mlir::RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(
+        patterns, [](mlir::OpOperand *fused) { return fused->get().hasOneUse(); });
+    mlir::GreedyRewriteConfig config;
+    config.useTopDownTraversal = true;
+    (void)mlir::applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config);
+  }
+
   void runOnOperation() override {
     // A copy of the producer per user, then each fuses as a single-use one
     // (fusing a producer that has other users would keep its result as an
@@ -59,12 +108,20 @@ struct FuseCheapProducersPass : mlir::PassWrapper<FuseCheapProducersPass, mlir::
       b.setInsertionPointAfter(producer);
       for (size_t i = 1; i < uses.size(); ++i) uses[i]->set(b.clone(*producer)->getResult(0));
     }
-    mlir::RewritePatternSet patterns(&getContext());
-    linalg::populateElementwiseOpsFusionPatterns(
-        patterns, [](mlir::OpOperand *fused) { return fused->get().hasOneUse(); });
-    mlir::GreedyRewriteConfig config;
-    config.useTopDownTraversal = true;
-    (void)mlir::applyPatternsAndFoldGreedily(getOperation(), std::move(patterns), config);
+    fuseSingleUseProducers();
+    // Rule 2, per use, on what rule 1's fusions made (a batch norm's backward
+    // ops read the relu's output only once the relu gradient is fused in).
+    llvm::SmallVector<std::pair<linalg::GenericOp, mlir::OpOperand *>> recomputed;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (!isRecomputable(g) || g->getResult(0).hasOneUse()) return;
+      for (mlir::OpOperand &use : g->getResult(0).getUses())
+        if (consumerReadsProducerInputs(g, use)) recomputed.push_back({g, &use});
+    });
+    for (auto [producer, use] : recomputed) {
+      b.setInsertionPointAfter(producer);
+      use->set(b.clone(*producer)->getResult(0));
+    }
+    if (!recomputed.empty()) fuseSingleUseProducers();
   }
 };
 

@@ -16,6 +16,16 @@ namespace dx {
 // and the producer's own pass, reads and write, goes away). The relu
 // gradient feeding both sums and the input gradient of a batch norm is the
 // case it is for: one pass over the activation fewer.
+//
+// Rule 2, per use, for producers that must stay (a library call such as a
+// pooling reads them): a consumer that already reads every full-size input
+// of the producer (those indexed by all its loops; the others are broadcast
+// vectors) recomputes it instead of reading its result, when it is a dozen
+// arith ops or fewer (square roots allowed: on a channel's variance they
+// are hoisted out of the vector loop). A batch norm's backward sums and
+// input gradient read the relu output only for its mask, and the batch
+// norm's input x for x-hat: they then read dy and x, one activation fewer
+// in each of the two passes.
 std::unique_ptr<mlir::Pass> createFuseCheapProducersPass();
 void registerFuseCheapProducersPass();
 

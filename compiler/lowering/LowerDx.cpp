@@ -15,6 +15,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -242,6 +243,63 @@ std::pair<Value, Value> moments(OpBuilder &b, Location loc, Value x, llvm::Array
   return {mean, var};
 }
 
+// The iterators of a generic over a rank-R tensor that reduces `dims`.
+llvm::SmallVector<mlir::utils::IteratorType> reductionIterators(unsigned R, llvm::ArrayRef<int64_t> dims) {
+  llvm::SmallVector<mlir::utils::IteratorType> iters;
+  for (unsigned k = 0; k < R; ++k)
+    iters.push_back(llvm::is_contained(dims, int64_t(k)) ? mlir::utils::IteratorType::reduction
+                                                         : mlir::utils::IteratorType::parallel);
+  return iters;
+}
+
+// A batch norm's training statistics over `dims` (0 and the spatial dims) in
+// one pass over x: the sums of d = x - k and of d * d, for a shift k per
+// channel near its mean, give mean = k + E[d] and var = E[d^2] - E[d]^2
+// (at least 0). The shift is the mean of the channel in the batch's first
+// sample (a pass over 1/N of x), so |mean - k| is a fraction of the
+// channel's spread and the subtraction loses no more than the two-pass
+// formula does; moments() reads x twice, and a batch norm's forward pass is
+// memory-bound.
+std::pair<Value, Value> batchMoments(OpBuilder &b, Location loc, Value x, llvm::ArrayRef<int64_t> dims,
+                                     mlir::RankedTensorType statType, mlir::AffineMap statMap) {
+  mlir::MLIRContext *ctx = b.getContext();
+  auto t = ttype(x);
+  unsigned R = t.getRank();
+  llvm::SmallVector<int64_t> firstShape(t.getShape());
+  firstShape[0] = 1;
+  auto firstType = mlir::RankedTensorType::get(firstShape, t.getElementType());
+  llvm::SmallVector<mlir::OpFoldResult> offsets(R, b.getIndexAttr(0)), strides(R, b.getIndexAttr(1));
+  llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, loc, x);
+  sizes[0] = b.getIndexAttr(1);
+  Value first = b.create<mlir::tensor::ExtractSliceOp>(loc, firstType, x, offsets, sizes, strides);
+  Value firstCount = countAsF32(b, loc, first, dims);
+  Value shift = ew(b, loc, statType, {reduceSum(b, loc, first, dims, statType)},
+                   [&](S &s, mlir::ValueRange a) { return s.div(a[0], firstCount); });
+
+  auto iters = reductionIterators(R, dims);
+  auto id = mlir::AffineMap::getMultiDimIdentityMap(R, ctx);
+  Value acc0 = filledTensor(b, loc, statType, {x}, 0.0), acc1 = filledTensor(b, loc, statType, {x}, 0.0);
+  auto sums = b.create<mlir::linalg::GenericOp>(
+      loc, mlir::TypeRange{statType, statType}, mlir::ValueRange{x, shift}, mlir::ValueRange{acc0, acc1},
+      llvm::ArrayRef<mlir::AffineMap>{id, statMap, statMap, statMap}, iters,
+      [&](OpBuilder &nb, Location l, mlir::ValueRange a) {
+        S s{nb, l};
+        Value d = s.sub(a[0], a[1]);
+        auto reassoc = arith::FastMathFlags::reassoc;
+        Value s0 = nb.create<arith::AddFOp>(l, a[2], d, reassoc);
+        Value s1 = nb.create<arith::AddFOp>(l, a[3], s.mul(d, d), reassoc);
+        nb.create<mlir::linalg::YieldOp>(l, mlir::ValueRange{s0, s1});
+      });
+  Value n = countAsF32(b, loc, x, dims);
+  Value mean = ew(b, loc, statType, {shift, sums.getResult(0)},
+                  [&](S &s, mlir::ValueRange a) { return s.add(a[0], s.div(a[1], n)); });
+  Value var = ew(b, loc, statType, {sums.getResult(0), sums.getResult(1)}, [&](S &s, mlir::ValueRange a) {
+    Value m = s.div(a[0], n);
+    return s.max(s.sub(s.div(a[1], n), s.mul(m, m)), s.c(0));
+  });
+  return {mean, var};
+}
+
 // Normalisation forward: y = (x - mean) * rsqrt(var + eps) * gamma + beta,
 // stats read through statMap, gamma/beta through paramMap.
 Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value var, Value gamma, Value beta, double eps,
@@ -269,10 +327,7 @@ std::pair<Value, Value> sumsOfDyAndDyXhat(OpBuilder &b, Location loc, Value dy, 
                                           mlir::AffineMap statMap) {
   mlir::MLIRContext *ctx = b.getContext();
   unsigned R = ttype(x).getRank();
-  llvm::SmallVector<mlir::utils::IteratorType> iters;
-  for (unsigned k = 0; k < R; ++k)
-    iters.push_back(llvm::is_contained(dims, int64_t(k)) ? mlir::utils::IteratorType::reduction
-                                                         : mlir::utils::IteratorType::parallel);
+  auto iters = reductionIterators(R, dims);
   auto id = mlir::AffineMap::getMultiDimIdentityMap(R, ctx);
   Value acc0 = filledTensor(b, loc, statType, {x}, 0.0), acc1 = filledTensor(b, loc, statType, {x}, 0.0);
   auto generic = b.create<mlir::linalg::GenericOp>(
@@ -293,11 +348,15 @@ std::pair<Value, Value> sumsOfDyAndDyXhat(OpBuilder &b, Location loc, Value dy, 
 std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, Value x, Value gamma, double eps,
                                          llvm::ArrayRef<int64_t> statDims, mlir::RankedTensorType statType,
                                          mlir::AffineMap statMap, llvm::ArrayRef<int64_t> paramDims,
-                                         mlir::RankedTensorType paramType, mlir::AffineMap paramMap) {
+                                         mlir::RankedTensorType paramType, mlir::AffineMap paramMap,
+                                         bool batchStatistics) {
   auto t = ttype(x);
   mlir::MLIRContext *ctx = b.getContext();
   auto id = mlir::AffineMap::getMultiDimIdentityMap(t.getRank(), ctx);
-  auto [mean, var] = moments(b, loc, x, statDims, statType, {id, statMap});
+  // The forward pass's statistics, computed the same way, so that CSE makes
+  // them one computation.
+  auto [mean, var] = batchStatistics ? batchMoments(b, loc, x, statDims, statType, statMap)
+                                     : moments(b, loc, x, statDims, statType, {id, statMap});
   Value m = countAsF32(b, loc, x, statDims);
   Value xhat = ew(b, loc, t, {x, mean, var}, [&](S &s, mlir::ValueRange a) {
     return s.mul(s.sub(a[0], a[1]), s.rsqrt(s.add(a[2], s.c(eps))));
@@ -707,8 +766,7 @@ const llvm::StringMap<Lowering> &lowerings() {
       Value x = bn.getX();
       auto t = ttype(x);
       auto cm = selectMap(b.getContext(), t.getRank(), {1});
-      auto id = mlir::AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
-      auto [mean, var] = moments(b, loc, x, allDimsBut(t.getRank(), {1}), ttype(bn.getMean()), {id, cm});
+      auto [mean, var] = batchMoments(b, loc, x, allDimsBut(t.getRank(), {1}), ttype(bn.getMean()), cm);
       bool affine = !bn.getAffine().empty();
       out.push_back(normalize(b, loc, x, mean, var, affine ? bn.getAffine()[0] : Value(),
                               affine ? bn.getAffine()[1] : Value(), bn.getEps().convertToDouble(), cm, cm));
@@ -758,13 +816,15 @@ const llvm::StringMap<Lowering> &lowerings() {
         auto red = allDimsBut(R, {1});
         auto cm = selectMap(ctx, R, {1});
         auto ct = ttype(ng.getDgamma());
-        auto [dx, dg, db] = normGrad(b, loc, ng.getDy(), x, ng.getGamma(), eps, red, ct, cm, red, ct, cm);
+        auto [dx, dg, db] = normGrad(b, loc, ng.getDy(), x, ng.getGamma(), eps, red, ct, cm, red, ct, cm,
+                                     /*batchStatistics=*/true);
         out.append({dx, dg, db});
       } else {
         int64_t k = ng.getDims();
         auto statDims = range(R - k, R), lead = range(0, R - k);
         auto [dx, dg, db] = normGrad(b, loc, ng.getDy(), x, ng.getGamma(), eps, statDims, dropShape(t, statDims),
-                                     selectMap(ctx, R, lead), lead, ttype(ng.getDgamma()), selectMap(ctx, R, statDims));
+                                     selectMap(ctx, R, lead), lead, ttype(ng.getDgamma()), selectMap(ctx, R, statDims),
+                                     /*batchStatistics=*/false);
         if (!ng.getGamma()) { // dgamma/dbeta have placeholder types; give zeros
           dg = filledTensor(b, loc, ttype(ng.getDgamma()), {}, 0.0);
           db = filledTensor(b, loc, ttype(ng.getDbeta()), {}, 0.0);
@@ -972,7 +1032,41 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     registry.insert<arith::ArithDialect, math::MathDialect, mlir::linalg::LinalgDialect, mlir::tensor::TensorDialect,
                     mlir::memref::MemRefDialect, mlir::bufferization::BufferizationDialect, mlir::func::FuncDialect>();
   }
+  // A convolution's input and weight gradients from the same dy become one
+  // call, dxrt_conv2d_backward (dx and dw), at the input gradient's place:
+  // libdxrt then reorders dy into oneDNN's blocked layout once, not twice.
+  // The weight gradient's x must be available there (it always is in a
+  // training step: a forward activation).
+  void fuseConvBackward() {
+    llvm::SmallVector<Operation *> inputGrads;
+    getOperation().walk([&](Operation *op) {
+      if (op->getName().getStringRef() == "dx.conv2d_grad_input") inputGrads.push_back(op);
+    });
+    for (Operation *in : inputGrads) {
+      mlir::DominanceInfo dom(in->getParentOfType<mlir::func::FuncOp>());
+      Operation *wt = nullptr;
+      for (Operation *user : in->getOperand(0).getUsers())
+        if (user->getName().getStringRef() == "dx.conv2d_grad_weight" && user->getBlock() == in->getBlock() &&
+            llvm::all_of(llvm::ArrayRef<llvm::StringRef>{"stride", "pad", "dilation", "groups"},
+                         [&](llvm::StringRef a) { return user->getAttr(a) == in->getAttr(a); }) &&
+            dom.properlyDominates(user->getOperand(1), in)) {
+          wt = user;
+          break;
+        }
+      if (!wt) continue;
+      OpBuilder b(in);
+      Value dy = in->getOperand(0), w = in->getOperand(1), x = wt->getOperand(1);
+      auto grads = callKernel(b, in->getLoc(), "dxrt_conv2d_backward", {dy, x, w}, {rtype(in), rtype(wt)},
+                              convScalars(b, in->getLoc(), in), {x, dy});
+      in->replaceAllUsesWith(mlir::ValueRange{grads[0]});
+      wt->replaceAllUsesWith(mlir::ValueRange{grads[1]});
+      in->erase();
+      wt->erase();
+    }
+  }
+
   void runOnOperation() override {
+    fuseConvBackward();
     llvm::SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (op->getDialect() && op->getDialect()->getNamespace() == "dx") ops.push_back(op);

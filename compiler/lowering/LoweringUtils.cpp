@@ -200,8 +200,9 @@ static mlir::MemRefType kernelMemRef(mlir::OpBuilder &b, int64_t rank) {
   return mlir::MemRefType::get(shape, b.getF32Type(), layout);
 }
 
-Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, mlir::ValueRange inputs,
-                 mlir::RankedTensorType resultType, llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources) {
+llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                    mlir::ValueRange inputs, llvm::ArrayRef<mlir::RankedTensorType> resultTypes,
+                                    llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources) {
   llvm::SmallVector<Value> args;
   for (Value in : inputs) {
     auto t = ttype(in);
@@ -219,10 +220,14 @@ Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, m
     m->setAttr("dx.kernel_arg", b.getI64IntegerAttr(nextArg++));
     args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b, t.getRank()), m));
   }
-  auto allocType = mlir::MemRefType::get(resultType.getShape(), resultType.getElementType());
-  Value alloc = b.create<mlir::memref::AllocOp>(loc, allocType, dynamicSizes(b, loc, resultType, sizeSources),
-                                                b.getI64IntegerAttr(64));
-  args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b, resultType.getRank()), alloc));
+  llvm::SmallVector<Value> allocs;
+  for (mlir::RankedTensorType resultType : resultTypes) {
+    auto allocType = mlir::MemRefType::get(resultType.getShape(), resultType.getElementType());
+    Value alloc = b.create<mlir::memref::AllocOp>(loc, allocType, dynamicSizes(b, loc, resultType, sizeSources),
+                                                  b.getI64IntegerAttr(64));
+    allocs.push_back(alloc);
+    args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b, resultType.getRank()), alloc));
+  }
   args.append(scalars.begin(), scalars.end());
 
   auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<mlir::ModuleOp>();
@@ -236,7 +241,17 @@ Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, m
     fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
   }
   b.create<mlir::func::CallOp>(loc, fn, args);
-  return b.create<mlir::bufferization::ToTensorOp>(loc, resultType, alloc, /*restrict=*/true, /*writable=*/true);
+  llvm::SmallVector<Value> results;
+  for (auto [alloc, resultType] : llvm::zip(allocs, resultTypes))
+    results.push_back(
+        b.create<mlir::bufferization::ToTensorOp>(loc, resultType, alloc, /*restrict=*/true, /*writable=*/true));
+  return results;
+}
+
+Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, mlir::ValueRange inputs,
+                 mlir::RankedTensorType resultType, llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources) {
+  return callKernel(b, loc, name, inputs, llvm::ArrayRef<mlir::RankedTensorType>{resultType}, scalars,
+                    sizeSources)[0];
 }
 
 } // namespace dx::lower

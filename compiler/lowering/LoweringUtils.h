@@ -67,6 +67,11 @@ Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::RankedTen
 // (i64). Declares the kernel in the module (C interface) on first use.
 Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, mlir::ValueRange inputs,
                  mlir::RankedTensorType resultType, llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources);
+// The same with several results, passed in order after the inputs; the
+// dynamic sizes of every result come from `sizeSources`.
+llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
+                                    mlir::ValueRange inputs, llvm::ArrayRef<mlir::RankedTensorType> resultTypes,
+                                    llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources);
 Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
 } // namespace dx::lower

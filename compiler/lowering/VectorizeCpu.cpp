@@ -295,6 +295,98 @@ void hoistAccumulators(mlir::RewriterBase &rw, mlir::ModuleOp module) {
   }
 }
 
+// ---- 4b. reductions along the vector dim: a vector of partial results ----
+
+// The neutral element of `kind` on floats, or nullopt for the kinds left alone.
+std::optional<llvm::APFloat> identityOf(vector::CombiningKind kind, const llvm::fltSemantics &sem) {
+  switch (kind) {
+  case vector::CombiningKind::ADD: return llvm::APFloat::getZero(sem);
+  case vector::CombiningKind::MUL: return llvm::APFloat::getOne(sem);
+  case vector::CombiningKind::MAXIMUMF:
+  case vector::CombiningKind::MAXNUMF: return llvm::APFloat::getInf(sem, /*Negative=*/true);
+  case vector::CombiningKind::MINIMUMF:
+  case vector::CombiningKind::MINNUMF: return llvm::APFloat::getInf(sem, /*Negative=*/false);
+  default: return std::nullopt;
+  }
+}
+
+// When the vector dim is itself reduced (a batch-norm's sum over H*W, a
+// norm over a row), each tile ends in a vector.multi_reduction into the
+// loop's carried result: a horizontal reduction per tile and a serial chain
+// through one scalar, several times slower than the loads. Instead the loop
+// carries the tile-shaped partial results (from the kind's neutral element),
+// combines each tile into them lane by lane, and reduces them once, after the
+// loop, into what the loop carried before. Applied inner loops first, an
+// outer loop over N that carried the channel's sum then carries the inner
+// loop's partial vector in turn. Only the order of the combination changes,
+// which a multi_reduction leaves open anyway.
+mlir::FailureOr<scf::ForOp> widenCarriedReduction(mlir::RewriterBase &rw, scf::ForOp loop) {
+  auto yield = mlir::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (unsigned i = 0; i < loop.getNumRegionIterArgs(); ++i) {
+    mlir::BlockArgument acc = loop.getRegionIterArgs()[i];
+    if (!acc.hasOneUse()) continue;
+    auto red = mlir::dyn_cast<vector::MultiDimReductionOp>(*acc.getUsers().begin());
+    if (!red || red.getAcc() != acc || red->getBlock() != loop.getBody() || !red->hasOneUse() ||
+        *red->getUsers().begin() != yield.getOperation() || yield.getOperand(i) != red.getResult())
+      continue;
+    // Tiles are one element wide in every dim but the vector dim, so a
+    // reduction that keeps dims keeps one element: it is a 1-D reduction of
+    // the tile's elements into a scalar.
+    auto srcType = mlir::cast<mlir::VectorType>(red.getSource().getType());
+    auto elem = mlir::dyn_cast<mlir::FloatType>(srcType.getElementType());
+    auto resType = mlir::dyn_cast<mlir::VectorType>(red.getResult().getType());
+    if (!elem || srcType.isScalable() || (resType && resType.getNumElements() != 1)) continue;
+    auto identity = identityOf(red.getKind(), elem.getFloatSemantics());
+    if (!identity) continue;
+
+    const mlir::Location loc = red.getLoc();
+    const vector::CombiningKind kind = red.getKind();
+    const Value scalarInit = loop.getInitArgs()[i];
+    auto flatType = mlir::VectorType::get({srcType.getNumElements()}, elem);
+    rw.setInsertionPoint(red);
+    Value tile = rw.create<vector::ShapeCastOp>(loc, flatType, red.getSource());
+    rw.setInsertionPoint(loop);
+    Value init = rw.create<mlir::arith::ConstantOp>(loc, flatType, mlir::DenseElementsAttr::get(flatType, *identity));
+    auto yieldTile = [&](mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::BlockArgument>) {
+      return llvm::SmallVector<Value>{tile};
+    };
+    auto replaced = mlir::cast<mlir::LoopLikeOpInterface>(loop.getOperation())
+                        .replaceWithAdditionalYields(rw, init, /*replaceInitOperandUsesInLoop=*/false, yieldTile);
+    if (mlir::failed(replaced)) return mlir::failure();
+    auto wide = mlir::cast<scf::ForOp>(replaced->getOperation());
+    auto wideYield = mlir::cast<scf::YieldOp>(wide.getBody()->getTerminator());
+    // In the loop: partials <- partials (kind) tile; the old carried value
+    // passes through unchanged (canonicalize drops it).
+    rw.setInsertionPoint(wideYield);
+    Value combined = vector::makeArithReduction(rw, loc, kind, tile, wide.getRegionIterArgs().back());
+    rw.modifyOpInPlace(wideYield, [&] {
+      wideYield->setOperand(wideYield.getNumOperands() - 1, combined);
+      wideYield->setOperand(i, wide.getRegionIterArgs()[i]);
+    });
+    rw.eraseOp(red);
+    // After it: the partials reduce into the loop's initial value.
+    rw.setInsertionPointAfter(wide);
+    Value start = scalarInit;
+    if (resType) start = rw.create<vector::ExtractOp>(loc, scalarInit, llvm::SmallVector<int64_t>(resType.getRank(), 0));
+    Value total = rw.create<vector::ReductionOp>(loc, kind, wide.getResults().back(), start);
+    if (resType) total = rw.create<vector::BroadcastOp>(loc, resType, total);
+    rw.replaceAllUsesWith(wide.getResult(i), total);
+    return wide;
+  }
+  return mlir::failure();
+}
+
+void widenCarriedReductions(mlir::RewriterBase &rw, mlir::ModuleOp module) {
+  llvm::SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp f) { loops.push_back(f); }); // post-order: inner loops first
+  for (scf::ForOp f : loops)
+    for (;;) {
+      auto next = widenCarriedReduction(rw, f);
+      if (mlir::failed(next)) break;
+      f = *next;
+    }
+}
+
 // ---- 6. loop-invariant reads ----
 
 // The buffers that ops in `loop` write (bufferOf each), or nullopt when an
@@ -396,6 +488,8 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
     }
     // 4.
     hoistAccumulators(rw, module);
+    // 4b.
+    widenCarriedReductions(rw, module);
     // Vector ops down to loads, stores, broadcasts and 1-D reductions; 5.
     {
       mlir::RewritePatternSet p(ctx);

@@ -227,3 +227,13 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dyd, dxr
   ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   guard(k, [&] { run(k, kGradWeight, g, x.p, dw.p, dy.p); });
 }
+
+// Both gradients from one dy (the CPU kernel's twin: dxrt_conv2d_backward),
+// as the two calls above; cuDNN reads dy in place, so there is nothing to share.
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                       dxrt_memref4 *dxd, dxrt_memref4 *dwd, int64_t sh, int64_t sw,
+                                                       int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                       int64_t ddw, int64_t groups) {
+  _mlir_ciface_dxrt_cuda_conv2d_grad_input(dyd, wd, dxd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dyd, xd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+}

@@ -24,11 +24,17 @@ ConvBackend backend_from_env() {
         "set DXRT_CONV to onednn (the default) or im2col, or unset it");
 }
 
+bool onednn_applies(const ConvGeometry &g);
+
 void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
+  if (onednn_applies(g) && conv2d_onednn(dir, g, x, w, y)) return;
+  conv2d_im2col(dir, g, x, w, y);
+}
+
+bool onednn_applies(const ConvGeometry &g) {
   // oneDNN rejects empty tensors; the GEMM path handles them (dw = 0 for an empty batch).
   bool empty = g.n == 0 || g.c == 0 || g.h == 0 || g.w == 0 || g.f == 0 || g.ho == 0 || g.wo == 0;
-  if (!empty && conv_backend() == ConvBackend::kOnednn && conv2d_onednn(dir, g, x, w, y)) return;
-  conv2d_im2col(dir, g, x, w, y);
+  return !empty && conv_backend() == ConvBackend::kOnednn;
 }
 
 } // namespace
@@ -72,5 +78,24 @@ extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight(dxrt_memref4 *dyd, dxrt_mem
   const char *k = "dxrt_conv2d_grad_weight";
   Tensor4 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                  dxrt_memref4 *dxd, dxrt_memref4 *dwd, int64_t sh, int64_t sw,
+                                                  int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                  int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_backward";
+  Tensor4 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, w, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(dx.n == x.n && dx.c == x.c && dx.h == x.h && dx.w == x.w, k,
+                    str("dx is [", dx.n, ", ", dx.c, ", ", dx.h, ", ", dx.w, "] but x is [", x.n, ", ", x.c, ", ",
+                        x.h, ", ", x.w, "]"));
+  DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
+                    str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
+                        w.h, ", ", w.w, "]"));
+  if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
+  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

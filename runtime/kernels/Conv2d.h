@@ -32,6 +32,15 @@ void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 // one: the caller then runs conv2d_im2col.
 bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
 
+// Both gradients of a convolution from one dy: dx (the x side) and dw,
+// with oneDNN, reordering dy into the primitives' layout once when both
+// want the same one. Returns false, having done nothing, when oneDNN has
+// no (fast) implementation of either direction.
+bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw);
+// Whether conv2d_backward_onednn reorders dy once for the geometry (both
+// primitives want dy in the same non-plain layout); for tests.
+bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
+
 // The oneDNN implementation (e.g. "jit:avx512_core", "gemm:jit") that runs
 // this convolution, or nullptr when it falls back to im2col; for tests and
 // diagnostics. Creates the primitive if it is not cached yet.

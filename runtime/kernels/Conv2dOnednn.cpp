@@ -263,11 +263,10 @@ void exec_reorder(const char *k, const Operand &op, bool to_inner) {
   onednn_execute(k, op.reorder.p, 2, args, op.reorder.scratchpad, op.reorder.scratchpad_bytes);
 }
 
-} // namespace
-
-bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
-  Entry &e = entry(dir, g);
-  if (!e.ok) return false;
+// Runs e on (x side, w side, y side). With `y_inner_ready`, the y side's
+// inner copy is already in its workspace slot (dy, reordered by the grad
+// input just before) and is not reordered again.
+void execute(ConvDir dir, Entry &e, float *x, float *w, float *y, bool y_inner_ready = false) {
   const char *k = kernel_name(dir);
   float *data[3] = {x, w, y};
   dnnl_exec_arg_t args[3];
@@ -276,14 +275,50 @@ bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
     onednn_set_data(k, op.user, data[i]);
     if (op.inner) {
       onednn_set_data(k, op.inner, workspace((op.inner_bytes + 3) / 4, op.slot));
-      if (i != e.output) exec_reorder(k, op, true);
+      if (i != e.output && !(i == 2 && y_inner_ready)) exec_reorder(k, op, true);
     }
     args[i] = {e.args[i], (op.inner ? op.inner : op.user).get()};
   }
   onednn_execute(k, e.conv.p, 3, args, e.conv.scratchpad, e.conv.scratchpad_bytes);
   Operand &out = e.ops[e.output];
   if (out.inner) exec_reorder(k, out, false);
+}
+
+} // namespace
+
+bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
+  Entry &e = entry(dir, g);
+  if (!e.ok) return false;
+  execute(dir, e, x, w, y);
   return true;
+}
+
+namespace {
+
+// dy's copy in the layout both primitives want sits in the same slot
+// (kSlotDst), and the input gradient writes only dx's slot and dx: the
+// weight gradient can read the copy the input gradient made.
+bool shares_dy(const Entry &in, const Entry &wt) {
+  const Operand &a = in.ops[2], &b = wt.ops[2];
+  return a.inner && b.inner && a.inner.get_desc() == b.inner.get_desc() && a.slot == b.slot &&
+         in.ops[in.output].slot != a.slot;
+}
+
+} // namespace
+
+bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw) {
+  Entry &in = entry(ConvDir::kGradInput, g);
+  Entry &wt = entry(ConvDir::kGradWeight, g); // the cache is far larger than 2: `in` stays
+  if (!in.ok || !wt.ok) return false;
+  execute(ConvDir::kGradInput, in, dx, w, dy);
+  execute(ConvDir::kGradWeight, wt, x, dw, dy, shares_dy(in, wt));
+  return true;
+}
+
+bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g) {
+  Entry &in = entry(ConvDir::kGradInput, g);
+  Entry &wt = entry(ConvDir::kGradWeight, g);
+  return in.ok && wt.ok && shares_dy(in, wt);
 }
 
 const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g) {

@@ -4,13 +4,20 @@
 //  avg: padding counts as zeros and the divisor is kh*kw (count_include_pad).
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"
+#include "kernels/Pool.h"
 #include "kernels/Shapes.h"
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 using namespace dxrt;
 
@@ -42,19 +49,15 @@ inline bool is_2x2(const PoolGeometry &g) {
          2 * g.wo <= g.w;
 }
 
-// On activations, which of four values is the largest is a coin toss: the
-// branches of argmax_window mispredict about half the time, and those two
-// loops cost as much as the convolutions around them. The 2x2 loops below
-// have no branch at all, so that the compiler vectorizes them (each is
-// compiled for AVX-512, AVX2 and the baseline, chosen at load time by the
-// CPU's features): `v > best ? v : best` is a max, NaNs are found by
-// comparison, and the gradient's "first maximal element" comes from masks.
+// On activations, which of four values is the largest is a coin toss (the
+// branches of argmax_window mispredict about half the time), so the 2x2
+// loops have no data-dependent branch: `v > best ? v : best` is a max, NaNs
+// are found by comparison, and the gradient's "first maximal element" comes
+// from masks. The scalar loops below are the rule, the fallback and the
+// vector loops' tails; the AVX-512 and AVX2 loops give the same bits, with
+// explicit de-interleaving (GCC's vectorization of the stride-2 accesses left
+// the max gradient 3-4x slower than the bytes it moves).
 // Same values as the general loops (a zero gradient may keep its sign here).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define DXRT_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define DXRT_VECTOR_CLONES
-#endif
 
 inline float max_of(float best, float v) { return v > best ? v : best; }
 
@@ -67,17 +70,20 @@ inline float window_max(float a, float b, float c, float d) {
   return nan ? first_nan : m;
 }
 
-DXRT_VECTOR_CLONES
-void forward_2x2(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
-  for (int64_t oh = 0; oh < g.ho; ++oh) {
-    const float *__restrict r0 = plane + 2 * oh * g.w, *__restrict r1 = r0 + g.w;
-    float *__restrict o = out + oh * g.wo;
-    if (kind == kMax) {
-      for (int64_t ow = 0; ow < g.wo; ++ow) o[ow] = window_max(r0[2 * ow], r0[2 * ow + 1], r1[2 * ow], r1[2 * ow + 1]);
-    } else {
-      // The general loop's order of summation.
-      for (int64_t ow = 0; ow < g.wo; ++ow)
-        o[ow] = (((r0[2 * ow] + r0[2 * ow + 1]) + r1[2 * ow]) + r1[2 * ow + 1]) * 0.25f;
+// a + b, but a's NaN whenever a is NaN, on every path: x86 returns the first
+// operand's NaN of two, and compilers swap the operands of + at will.
+inline float add_first_nan(float a, float b) { return a + (a != a ? 0.0f : b); }
+
+// Windows [ow, wo) of the row pair (r0, r1) into o.
+inline void forward_row(int64_t kind, const float *__restrict r0, const float *__restrict r1, float *__restrict o,
+                        int64_t ow, int64_t wo) {
+  if (kind == kMax) {
+    for (; ow < wo; ++ow) o[ow] = window_max(r0[2 * ow], r0[2 * ow + 1], r1[2 * ow], r1[2 * ow + 1]);
+  } else {
+    // The general loop's order of summation.
+    for (; ow < wo; ++ow) {
+      float ab = add_first_nan(r0[2 * ow], r0[2 * ow + 1]);
+      o[ow] = add_first_nan(add_first_nan(ab, r1[2 * ow]), r1[2 * ow + 1]) * 0.25f;
     }
   }
 }
@@ -85,49 +91,310 @@ void forward_2x2(const PoolGeometry &g, int64_t kind, const float *plane, float 
 // d where `keep` is all ones, +0 where it is 0.
 inline float masked(float d, uint32_t keep) { return std::bit_cast<float>(std::bit_cast<uint32_t>(d) & keep); }
 
-// Windows do not overlap, so each element of dx inside one is written once;
-// those outside every window (the last row or column of an odd size) get 0.
-DXRT_VECTOR_CLONES
-void grad_2x2(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
-  for (int64_t oh = 0; oh < g.ho; ++oh) {
-    const float *__restrict r0 = plane + 2 * oh * g.w, *__restrict r1 = r0 + g.w;
-    const float *__restrict d = grad + oh * g.wo;
-    float *__restrict o0 = out + 2 * oh * g.w, *__restrict o1 = o0 + g.w;
-    if (kind == kAvg) {
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        float q = d[ow] * 0.25f;
-        o0[2 * ow] = q;
-        o0[2 * ow + 1] = q;
-        o1[2 * ow] = q;
-        o1[2 * ow + 1] = q;
-      }
-    } else {
-      for (int64_t ow = 0; ow < g.wo; ++ow) {
-        float a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], e = r1[2 * ow + 1];
-        float m = window_max(a, b, c, e);
-        // The element that gives the window its value: equal to the maximum
-        // (+0 and -0 too, which argmax_window does not tell apart either),
-        // or the first NaN (m is then NaN and equals nothing); the first wins.
-        bool nan = m != m;
-        uint32_t k0 = -uint32_t(nan ? a != a : a == m);
-        uint32_t k1 = -uint32_t(nan ? b != b : b == m) & ~k0;
-        uint32_t k2 = -uint32_t(nan ? c != c : c == m) & ~(k0 | k1);
-        uint32_t k3 = ~(k0 | k1 | k2);
-        o0[2 * ow] = masked(d[ow], k0);
-        o0[2 * ow + 1] = masked(d[ow], k1);
-        o1[2 * ow] = masked(d[ow], k2);
-        o1[2 * ow + 1] = masked(d[ow], k3);
-      }
+// The gradient of windows [ow, wo) of the row pair (r0, r1) into (o0, o1).
+inline void grad_row(int64_t kind, const float *__restrict r0, const float *__restrict r1, const float *__restrict d,
+                     float *__restrict o0, float *__restrict o1, int64_t ow, int64_t wo) {
+  if (kind == kAvg) {
+    for (; ow < wo; ++ow) {
+      float q = d[ow] * 0.25f;
+      o0[2 * ow] = q;
+      o0[2 * ow + 1] = q;
+      o1[2 * ow] = q;
+      o1[2 * ow + 1] = q;
     }
-    if (g.w > 2 * g.wo) {
-      std::fill(o0 + 2 * g.wo, o0 + g.w, 0.0f);
-      std::fill(o1 + 2 * g.wo, o1 + g.w, 0.0f);
+  } else {
+    for (; ow < wo; ++ow) {
+      float a = r0[2 * ow], b = r0[2 * ow + 1], c = r1[2 * ow], e = r1[2 * ow + 1];
+      float m = window_max(a, b, c, e);
+      // The element that gives the window its value: equal to the maximum
+      // (+0 and -0 too, which argmax_window does not tell apart either),
+      // or the first NaN (m is then NaN and equals nothing); the first wins.
+      bool nan = m != m;
+      uint32_t k0 = -uint32_t(nan ? a != a : a == m);
+      uint32_t k1 = -uint32_t(nan ? b != b : b == m) & ~k0;
+      uint32_t k2 = -uint32_t(nan ? c != c : c == m) & ~(k0 | k1);
+      uint32_t k3 = ~(k0 | k1 | k2);
+      o0[2 * ow] = masked(d[ow], k0);
+      o0[2 * ow + 1] = masked(d[ow], k1);
+      o1[2 * ow] = masked(d[ow], k2);
+      o1[2 * ow + 1] = masked(d[ow], k3);
     }
   }
-  std::fill(out + 2 * g.ho * g.w, out + g.h * g.w, 0.0f);
+}
+
+// Windows do not overlap, so each element of dx inside one is written once;
+// those outside every window (the last row or column of an odd size) get 0.
+inline void zero_right(const PoolGeometry &g, float *o0, float *o1) {
+  if (g.w > 2 * g.wo) {
+    std::fill(o0 + 2 * g.wo, o0 + g.w, 0.0f);
+    std::fill(o1 + 2 * g.wo, o1 + g.w, 0.0f);
+  }
+}
+inline void zero_bottom(const PoolGeometry &g, float *out) { std::fill(out + 2 * g.ho * g.w, out + g.h * g.w, 0.0f); }
+
+void forward_scalar(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh)
+    forward_row(kind, plane + 2 * oh * g.w, plane + (2 * oh + 1) * g.w, out + oh * g.wo, 0, g.wo);
+}
+
+void grad_scalar(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
+    grad_row(kind, plane + 2 * oh * g.w, plane + (2 * oh + 1) * g.w, grad + oh * g.wo, o0, o1, 0, g.wo);
+    zero_right(g, o0, o1);
+  }
+  zero_bottom(g, out);
+}
+
+#if defined(__x86_64__)
+#define DXRT_POOL_X86 1
+#define DXRT_AVX2 __attribute__((target("avx2")))
+#define DXRT_AVX512 __attribute__((target("avx512f")))
+
+// ---- AVX2: 8 windows from 16 floats of each row ----
+// In-lane shuffles put the windows in the order 0 1 4 5 2 3 6 7, which
+// _mm256_unpack{lo,hi}_ps undo for free; perm0213 converts y and dy.
+DXRT_AVX2 inline void split8(const float *p, __m256 &even, __m256 &odd) {
+  __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+  even = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+  odd = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+}
+DXRT_AVX2 inline __m256 perm0213(__m256 v) {
+  return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(v), _MM_SHUFFLE(3, 1, 2, 0)));
+}
+DXRT_AVX2 inline __m256 isnan8(__m256 v) { return _mm256_cmp_ps(v, v, _CMP_UNORD_Q); }
+// window_max: _mm256_max_ps(v, best) is `v > best ? v : best`; the NaNs are
+// blended last to first so that the first wins.
+DXRT_AVX2 inline __m256 max8(__m256 a, __m256 b, __m256 c, __m256 d, __m256 na, __m256 nb, __m256 nc, __m256 nd) {
+  __m256 m = _mm256_max_ps(d, _mm256_max_ps(c, _mm256_max_ps(b, a)));
+  m = _mm256_blendv_ps(m, d, nd);
+  m = _mm256_blendv_ps(m, c, nc);
+  m = _mm256_blendv_ps(m, b, nb);
+  return _mm256_blendv_ps(m, a, na);
+}
+DXRT_AVX2 inline void forward_max8(const float *r0, const float *r1, float *o) {
+  __m256 a, b, c, d;
+  split8(r0, a, b);
+  split8(r1, c, d);
+  _mm256_storeu_ps(o, perm0213(max8(a, b, c, d, isnan8(a), isnan8(b), isnan8(c), isnan8(d))));
+}
+DXRT_AVX2 inline __m256 add_first_nan8(__m256 a, __m256 b) { return _mm256_add_ps(a, _mm256_andnot_ps(isnan8(a), b)); }
+DXRT_AVX2 inline void forward_avg8(const float *r0, const float *r1, float *o) {
+  __m256 a, b, c, d;
+  split8(r0, a, b);
+  split8(r1, c, d);
+  __m256 s = add_first_nan8(add_first_nan8(add_first_nan8(a, b), c), d);
+  _mm256_storeu_ps(o, perm0213(_mm256_mul_ps(s, _mm256_set1_ps(0.25f))));
+}
+DXRT_AVX2 inline void store_pairs8(float *o, __m256 even, __m256 odd) {
+  _mm256_storeu_ps(o, _mm256_unpacklo_ps(even, odd));
+  _mm256_storeu_ps(o + 8, _mm256_unpackhi_ps(even, odd));
+}
+DXRT_AVX2 inline void grad_max8(const float *r0, const float *r1, const float *dy, float *o0, float *o1) {
+  __m256 a, b, c, e;
+  split8(r0, a, b);
+  split8(r1, c, e);
+  __m256 na = isnan8(a), nb = isnan8(b), nc = isnan8(c);
+  __m256 m = max8(a, b, c, e, na, nb, nc, isnan8(e));
+  // grad_row's masks: when m is NaN it equals nothing, otherwise no element is NaN.
+  __m256 k0 = _mm256_or_ps(_mm256_cmp_ps(a, m, _CMP_EQ_OQ), na);
+  __m256 k1 = _mm256_andnot_ps(k0, _mm256_or_ps(_mm256_cmp_ps(b, m, _CMP_EQ_OQ), nb));
+  __m256 k01 = _mm256_or_ps(k0, k1);
+  __m256 k2 = _mm256_andnot_ps(k01, _mm256_or_ps(_mm256_cmp_ps(c, m, _CMP_EQ_OQ), nc));
+  __m256 k3 = _mm256_andnot_ps(_mm256_or_ps(k01, k2), _mm256_castsi256_ps(_mm256_set1_epi32(-1)));
+  __m256 d = perm0213(_mm256_loadu_ps(dy));
+  store_pairs8(o0, _mm256_and_ps(k0, d), _mm256_and_ps(k1, d));
+  store_pairs8(o1, _mm256_and_ps(k2, d), _mm256_and_ps(k3, d));
+}
+DXRT_AVX2 inline void grad_avg8(const float *dy, float *o0, float *o1) {
+  __m256 q = _mm256_mul_ps(perm0213(_mm256_loadu_ps(dy)), _mm256_set1_ps(0.25f));
+  store_pairs8(o0, q, q);
+  store_pairs8(o1, q, q);
+}
+
+DXRT_AVX2 void forward_avx2(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
+    float *o = out + oh * g.wo;
+    int64_t ow = 0;
+    if (kind == kMax)
+      for (; ow + 8 <= g.wo; ow += 8) forward_max8(r0 + 2 * ow, r1 + 2 * ow, o + ow);
+    else
+      for (; ow + 8 <= g.wo; ow += 8) forward_avg8(r0 + 2 * ow, r1 + 2 * ow, o + ow);
+    forward_row(kind, r0, r1, o, ow, g.wo);
+  }
+}
+
+DXRT_AVX2 void grad_avx2(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w, *d = grad + oh * g.wo;
+    float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
+    int64_t ow = 0;
+    if (kind == kMax)
+      for (; ow + 8 <= g.wo; ow += 8) grad_max8(r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow);
+    else
+      for (; ow + 8 <= g.wo; ow += 8) grad_avg8(d + ow, o0 + 2 * ow, o1 + 2 * ow);
+    grad_row(kind, r0, r1, d, o0, o1, ow, g.wo);
+    zero_right(g, o0, o1);
+  }
+  zero_bottom(g, out);
+}
+
+// ---- AVX-512: 16 windows from 32 floats of each row, then one AVX2 block ----
+DXRT_AVX512 inline void split16(const float *p, __m512 &even, __m512 &odd) {
+  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  __m512 lo = _mm512_loadu_ps(p), hi = _mm512_loadu_ps(p + 16);
+  even = _mm512_permutex2var_ps(lo, ie, hi);
+  odd = _mm512_permutex2var_ps(lo, io, hi);
+}
+DXRT_AVX512 inline void store_pairs16(float *o, __m512 even, __m512 odd) {
+  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  _mm512_storeu_ps(o, _mm512_permutex2var_ps(even, ilo, odd));
+  _mm512_storeu_ps(o + 16, _mm512_permutex2var_ps(even, ihi, odd));
+}
+DXRT_AVX512 inline __mmask16 isnan16(__m512 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+// _mm512_max_ps, without GCC 12's false -Wmaybe-uninitialized on it.
+DXRT_AVX512 inline __m512 max_ps16(__m512 v, __m512 best) { return _mm512_maskz_max_ps(__mmask16(0xffff), v, best); }
+// As max8.
+DXRT_AVX512 inline __m512 max16(__m512 a, __m512 b, __m512 c, __m512 d, __mmask16 na, __mmask16 nb, __mmask16 nc,
+                                __mmask16 nd) {
+  __m512 m = max_ps16(d, max_ps16(c, max_ps16(b, a)));
+  m = _mm512_mask_blend_ps(nd, m, d);
+  m = _mm512_mask_blend_ps(nc, m, c);
+  m = _mm512_mask_blend_ps(nb, m, b);
+  return _mm512_mask_blend_ps(na, m, a);
+}
+DXRT_AVX512 inline void forward_max16(const float *r0, const float *r1, float *o) {
+  __m512 a, b, c, d;
+  split16(r0, a, b);
+  split16(r1, c, d);
+  _mm512_storeu_ps(o, max16(a, b, c, d, isnan16(a), isnan16(b), isnan16(c), isnan16(d)));
+}
+DXRT_AVX512 inline __m512 add_first_nan16(__m512 a, __m512 b) {
+  return _mm512_add_ps(a, _mm512_maskz_mov_ps(_mm512_knot(isnan16(a)), b));
+}
+DXRT_AVX512 inline void forward_avg16(const float *r0, const float *r1, float *o) {
+  __m512 a, b, c, d;
+  split16(r0, a, b);
+  split16(r1, c, d);
+  __m512 s = add_first_nan16(add_first_nan16(add_first_nan16(a, b), c), d);
+  _mm512_storeu_ps(o, _mm512_mul_ps(s, _mm512_set1_ps(0.25f)));
+}
+DXRT_AVX512 inline void grad_max16(const float *r0, const float *r1, const float *dy, float *o0, float *o1) {
+  __m512 a, b, c, e;
+  split16(r0, a, b);
+  split16(r1, c, e);
+  __mmask16 na = isnan16(a), nb = isnan16(b), nc = isnan16(c);
+  __m512 m = max16(a, b, c, e, na, nb, nc, isnan16(e));
+  // As grad_max8.
+  __mmask16 k0 = _mm512_cmp_ps_mask(a, m, _CMP_EQ_OQ) | na;
+  __mmask16 k1 = (_mm512_cmp_ps_mask(b, m, _CMP_EQ_OQ) | nb) & ~k0;
+  __mmask16 k2 = (_mm512_cmp_ps_mask(c, m, _CMP_EQ_OQ) | nc) & ~(k0 | k1);
+  __mmask16 k3 = ~(k0 | k1 | k2);
+  __m512 d = _mm512_loadu_ps(dy);
+  store_pairs16(o0, _mm512_maskz_mov_ps(k0, d), _mm512_maskz_mov_ps(k1, d));
+  store_pairs16(o1, _mm512_maskz_mov_ps(k2, d), _mm512_maskz_mov_ps(k3, d));
+}
+DXRT_AVX512 inline void grad_avg16(const float *dy, float *o0, float *o1) {
+  __m512 q = _mm512_mul_ps(_mm512_loadu_ps(dy), _mm512_set1_ps(0.25f));
+  store_pairs16(o0, q, q);
+  store_pairs16(o1, q, q);
+}
+
+DXRT_AVX512 void forward_avx512(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
+    float *o = out + oh * g.wo;
+    int64_t ow = 0;
+    if (kind == kMax) {
+      for (; ow + 16 <= g.wo; ow += 16) forward_max16(r0 + 2 * ow, r1 + 2 * ow, o + ow);
+      if (ow + 8 <= g.wo) forward_max8(r0 + 2 * ow, r1 + 2 * ow, o + ow), ow += 8;
+    } else {
+      for (; ow + 16 <= g.wo; ow += 16) forward_avg16(r0 + 2 * ow, r1 + 2 * ow, o + ow);
+      if (ow + 8 <= g.wo) forward_avg8(r0 + 2 * ow, r1 + 2 * ow, o + ow), ow += 8;
+    }
+    forward_row(kind, r0, r1, o, ow, g.wo);
+  }
+}
+
+DXRT_AVX512 void grad_avx512(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w, *d = grad + oh * g.wo;
+    float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
+    int64_t ow = 0;
+    if (kind == kMax) {
+      for (; ow + 16 <= g.wo; ow += 16) grad_max16(r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow);
+      if (ow + 8 <= g.wo) grad_max8(r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow), ow += 8;
+    } else {
+      for (; ow + 16 <= g.wo; ow += 16) grad_avg16(d + ow, o0 + 2 * ow, o1 + 2 * ow);
+      if (ow + 8 <= g.wo) grad_avg8(d + ow, o0 + 2 * ow, o1 + 2 * ow), ow += 8;
+    }
+    grad_row(kind, r0, r1, d, o0, o1, ow, g.wo);
+    zero_right(g, o0, o1);
+  }
+  zero_bottom(g, out);
+}
+#endif
+
+struct Path2x2 {
+  const char *name;
+  void (*forward)(const PoolGeometry &g, int64_t kind, const float *plane, float *out);
+  void (*grad)(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out);
+};
+
+// The paths this CPU runs, best first; decided once (the AVX-512 path runs
+// an AVX2 block on the remainder).
+const std::vector<Path2x2> &paths_2x2() {
+  static const std::vector<Path2x2> paths = [] {
+    std::vector<Path2x2> v;
+#ifdef DXRT_POOL_X86
+    bool avx2 = __builtin_cpu_supports("avx2");
+    if (avx2 && __builtin_cpu_supports("avx512f")) v.push_back({"avx512f", forward_avx512, grad_avx512});
+    if (avx2) v.push_back({"avx2", forward_avx2, grad_avx2});
+#endif
+    v.push_back({"scalar", forward_scalar, grad_scalar});
+    return v;
+  }();
+  return paths;
+}
+
+const Path2x2 *find_path_2x2(const char *name) {
+  for (const Path2x2 &p : paths_2x2())
+    if (std::strcmp(p.name, name) == 0) return &p;
+  return nullptr;
+}
+
+PoolGeometry geometry_2x2(int64_t planes, int64_t h, int64_t w) {
+  return {planes, h, w, h / 2, w / 2, 2, 2, 2, 2, 0, 0};
 }
 
 } // namespace
+
+std::vector<const char *> dxrt::pool_2x2_paths() {
+  std::vector<const char *> names;
+  for (const Path2x2 &p : paths_2x2()) names.push_back(p.name);
+  return names;
+}
+
+bool dxrt::pool_2x2_forward(const char *path, int64_t kind, int64_t planes, int64_t h, int64_t w, const float *x,
+                            float *y) {
+  const Path2x2 *p = find_path_2x2(path);
+  if (!p) return false;
+  PoolGeometry g = geometry_2x2(planes, h, w);
+  for (int64_t i = 0; i < planes; ++i) p->forward(g, kind, x + i * h * w, y + i * g.ho * g.wo);
+  return true;
+}
+
+bool dxrt::pool_2x2_grad(const char *path, int64_t kind, int64_t planes, int64_t h, int64_t w, const float *x,
+                         const float *dy, float *dx) {
+  const Path2x2 *p = find_path_2x2(path);
+  if (!p) return false;
+  PoolGeometry g = geometry_2x2(planes, h, w);
+  for (int64_t i = 0; i < planes; ++i) p->grad(g, kind, x + i * h * w, dy + i * g.ho * g.wo, dx + i * h * w);
+  return true;
+}
 
 extern "C" void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *xd, dxrt_memref4 *yd, int64_t kind, int64_t kh,
                                                int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
@@ -136,6 +403,7 @@ extern "C" void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *xd, dxrt_memref4 *y
   Tensor4 x = view(xd, k, "x"), y = view(yd, k, "y");
   PoolGeometry g = pool_geometry(k, x, y, kind, kh, kw, sh, sw, pt, pb, pl, pr);
   if (is_2x2(g)) {
+    auto forward_2x2 = paths_2x2().front().forward;
     for (int64_t p = 0; p < g.planes; ++p) forward_2x2(g, kind, x.p + p * g.h * g.w, y.p + p * g.ho * g.wo);
     return;
   }
@@ -169,6 +437,7 @@ extern "C" void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dyd, dxrt_memref4 *xd,
                         x.h, ", ", x.w, "]"));
   PoolGeometry g = pool_geometry(k, x, dy, kind, kh, kw, sh, sw, pt, pb, pl, pr);
   if (is_2x2(g)) {
+    auto grad_2x2 = paths_2x2().front().grad;
     for (int64_t p = 0; p < g.planes; ++p)
       grad_2x2(g, kind, x.p + p * g.h * g.w, dy.p + p * g.ho * g.wo, dx.p + p * g.h * g.w);
     return;

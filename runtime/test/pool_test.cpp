@@ -1,10 +1,14 @@
 // Pooling kernels against naive loops, PyTorch's conventions, and finite
 // differences.
 #include "dxrt/kernels.h"
+#include "kernels/Pool.h"
 
 #include <gtest/gtest.h>
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -196,6 +200,97 @@ TEST(Pool, TwoByTwoLoopsOnWideRowsFollowTheRule) {
         want_dx[at[best]] = dy[o];
       }
   for (size_t i = 0; i < x.size(); ++i) ASSERT_EQ(dx[i], want_dx[i]) << "element " << i;
+}
+
+// Floats that make ties (both zeros, repeats), NaNs (quiet and signalling,
+// both signs, several payloads), infinities, subnormals, and random bits.
+std::vector<float> nasty(size_t n, unsigned seed) {
+  const uint32_t special[] = {0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x40000000, 0x7f800000,
+                              0xff800000, 0x7fc00000, 0xffc00000, 0x7fc12345, 0xffd00001, 0x7f800001,
+                              0xff812345, 0x00000001, 0x80000003, 0x7f7fffff};
+  std::mt19937 g(seed);
+  std::vector<float> v(n);
+  for (float &f : v) {
+    uint32_t r = g();
+    if (r % 8 < 5)
+      f = std::bit_cast<float>(special[(r >> 8) % 16]);
+    else if (r % 8 < 7)
+      f = float(int((r >> 8) % 5) - 2);
+    else
+      f = std::bit_cast<float>(uint32_t(g()));
+  }
+  return v;
+}
+
+// Where the bits of two results first differ, or "" when they do not.
+std::string first_difference(const std::vector<float> &got, const std::vector<float> &want) {
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint32_t a = std::bit_cast<uint32_t>(got[i]), b = std::bit_cast<uint32_t>(want[i]);
+    if (a != b) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "element %zu: 0x%08x, scalar 0x%08x", i, unsigned(a), unsigned(b));
+      return buf;
+    }
+  }
+  return "";
+}
+
+// Each vector implementation of the 2x2 loops (kernels/Pool.h) gives the
+// scalar one's bits, on widths with and without whole vectors of windows
+// and a remainder, and on odd heights and widths.
+TEST(Pool, TwoByTwoPathsMatchScalarBitForBit) {
+  std::vector<const char *> paths = dxrt::pool_2x2_paths();
+  ASSERT_STREQ(paths.back(), "scalar");
+  EXPECT_FALSE(dxrt::pool_2x2_forward("sse9", 0, 1, 2, 2, nullptr, nullptr));
+  if (paths.size() == 1) GTEST_SKIP() << "this CPU runs the scalar loops only";
+  const int64_t planes = 3;
+  unsigned seed = 10;
+  for (int64_t h = 2; h <= 5; ++h)
+    for (int64_t w = 2; w <= 70; ++w) {
+      auto x = nasty(size_t(planes * h * w), ++seed);
+      auto dy = nasty(size_t(planes * (h / 2) * (w / 2)), ++seed);
+      for (int64_t kind : {0, 1}) {
+        const float sentinel = std::bit_cast<float>(uint32_t(0x7fbadbad));
+        std::vector<float> y0(dy.size(), sentinel), dx0(x.size(), sentinel);
+        ASSERT_TRUE(dxrt::pool_2x2_forward("scalar", kind, planes, h, w, x.data(), y0.data()));
+        ASSERT_TRUE(dxrt::pool_2x2_grad("scalar", kind, planes, h, w, x.data(), dy.data(), dx0.data()));
+        for (const char *path : paths) {
+          SCOPED_TRACE(std::string(path) + (kind == 0 ? " max " : " avg ") + std::to_string(h) + "x" +
+                       std::to_string(w));
+          std::vector<float> y(y0.size(), sentinel), dx(dx0.size(), sentinel);
+          ASSERT_TRUE(dxrt::pool_2x2_forward(path, kind, planes, h, w, x.data(), y.data()));
+          ASSERT_EQ(first_difference(y, y0), "") << "forward";
+          ASSERT_TRUE(dxrt::pool_2x2_grad(path, kind, planes, h, w, x.data(), dy.data(), dx.data()));
+          ASSERT_EQ(first_difference(dx, dx0), "") << "gradient";
+        }
+        // The kernels run the first path.
+        Pool p{kind, 1, planes, h, w, 2, 2, 2, 2, 0, 0, 0, 0};
+        ASSERT_EQ(first_difference(forward(p, x), y0), "") << "dxrt_pool_forward " << h << "x" << w;
+        ASSERT_EQ(first_difference(grad(p, x, dy), dx0), "") << "dxrt_pool_grad " << h << "x" << w;
+      }
+    }
+}
+
+// An average over NaNs has the first one's payload on every path, whichever
+// order the compiler gives the operands of its additions.
+TEST(Pool, TwoByTwoAverageKeepsTheFirstNaN) {
+  const uint32_t nans[] = {0x7fc00001, 0xffc00002, 0x7f800003, 0xff812345};
+  const int64_t h = 2, w = 70; // 35 windows: vectors and a scalar remainder
+  std::vector<float> x(size_t(h * w));
+  for (int64_t i = 0; i < w; ++i) {
+    x[size_t(i)] = std::bit_cast<float>(nans[i % 4]);
+    x[size_t(w + i)] = std::bit_cast<float>(nans[(i + 1) % 4]);
+  }
+  for (const char *path : dxrt::pool_2x2_paths()) {
+    SCOPED_TRACE(path);
+    std::vector<float> y(size_t(w / 2));
+    ASSERT_TRUE(dxrt::pool_2x2_forward(path, 1, 1, h, w, x.data(), y.data()));
+    for (int64_t ow = 0; ow < w / 2; ++ow) {
+      volatile float first = x[size_t(2 * ow)], zero = 0.0f; // the platform's quieting, not the compiler's
+      float want = (first + zero) * 0.25f;
+      ASSERT_EQ(std::bit_cast<uint32_t>(y[size_t(ow)]), std::bit_cast<uint32_t>(want)) << "window " << ow;
+    }
+  }
 }
 
 TEST(Pool, OverlappingWindowsAccumulate) {

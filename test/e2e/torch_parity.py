@@ -2,6 +2,14 @@
 """DeepEx against PyTorch from the same start (torch-parity.test).
 
   torch_parity.py mlp|cnn EXE DIR
+  torch_parity.py bnstats EXE DIR
+
+bnstats: the CNN with its convolution's bias set to 1000, one training step
+on both sides: the batch norm's running mean and variance after it (0.9 of
+the initial ones plus 0.1 of the batch's) agree within 1e-5 relative. The
+conv output then sits near 1000 per channel with a spread of about 1, where
+E[x^2] - E[x]^2 in float32 without a shift would lose the variance (about
+1e6 * 6e-8, several percent of it).
 
 1. Writes a dataset (3200 training samples, 4 classes; 256 test samples) to
    DIR and builds the PyTorch twin of Inputs/parity-{mlp,cnn}.dx with
@@ -62,8 +70,43 @@ def rel(a, b):
     return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-12))
 
 
+def bnstats(exe, d):
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((BATCH + 32, 1, 8, 8)).astype(np.float32)
+    y = rng.integers(0, 4, BATCH + 32).astype(np.int64)
+    np.save(os.path.join(d, "img_train.npy"), x[:BATCH])
+    np.save(os.path.join(d, "y_train.npy"), y[:BATCH])
+    np.save(os.path.join(d, "img_test.npy"), x[BATCH:])
+    np.save(os.path.join(d, "y_test.npy"), y[BATCH:])
+    model = twin("cnn")
+    with torch.no_grad():
+        model[0].bias.fill_(1000.0)
+    torch.save(model.state_dict(), os.path.join(d, "init.pt"))
+    subprocess.run([sys.executable, CONVERT, "from-torch", os.path.join(d, "init.pt"), os.path.join(d, "init"),
+                    "--model", exe], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([exe, "--data-dir", d, "--init-from", os.path.join(d, "init"), "--no-shuffle", "--max-steps", "1",
+                    "--save-weights", os.path.join(d, "trained"), "--checkpoint-every", "0"], check=True,
+                   stdout=subprocess.DEVNULL)
+    model.train()
+    with torch.no_grad():
+        model(torch.from_numpy(x[:BATCH]))
+    back = os.path.join(d, "trained.pt")
+    subprocess.run([sys.executable, CONVERT, "to-torch", os.path.join(d, "trained"), back, "--like",
+                    os.path.join(d, "init.pt")], check=True, stdout=subprocess.DEVNULL)
+    dx_state, ok = torch.load(back), True
+    for name in ("1.running_mean", "1.running_var"):
+        r = rel(dx_state[name].numpy(), model.state_dict()[name].numpy())
+        print(f"bnstats: {name} after one step, conv outputs near 1000: relative difference {r:.1e} (limit 1e-5): "
+              + ("ok" if r < 1e-5 else "FAIL"))
+        ok &= r < 1e-5
+    sys.exit(0 if ok else 1)
+
+
 def main():
     kind, exe, d = sys.argv[1:4]
+    if kind == "bnstats":
+        return bnstats(exe, d)
     os.makedirs(d, exist_ok=True)
     x, y = data(kind, d)
     model = twin(kind)

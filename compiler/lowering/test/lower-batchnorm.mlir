@@ -35,10 +35,12 @@ func.func @batchnorm_eval(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tensor
 
 // -----
 
-// Train: mean = sum / (B*H*W), var = sum((x - mean)^2) / (B*H*W) (the square
-// fused into its reduction), then one normalising loop; the running
-// statistics are blended with momentum 0.1, the variance made unbiased
-// with n / max(n - 1, 1).
+// Train: one pass over x for the statistics. The shift k per channel is the
+// mean of the batch's first sample (a slice [1, C, H, W], its sum / (H*W));
+// one generic with two outputs sums d = x - k and d * d; then
+// mean = k + sum(d) / (B*H*W) and var = max(sum(d^2)/n - (sum(d)/n)^2, 0);
+// then one normalising loop. The running statistics are blended with
+// momentum 0.1, the variance made unbiased with n / max(n - 1, 1).
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batchnorm_train(
@@ -46,21 +48,33 @@ func.func @batchnorm_eval(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tensor
 // CHECK-DAG: %[[M09:.*]] = arith.constant 0.899999976 : f32
 // CHECK-DAG: %[[M01:.*]] = arith.constant 1.000000e-01 : f32
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[HW:.*]] = arith.constant 1.600000e+01 : f32
+// CHECK: %[[FIRST:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 6, 4, 4] [1, 1, 1, 1] : tensor<?x6x4x4xf32> to tensor<1x6x4x4xf32>
+// CHECK: %[[FSUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[FIRST]] : tensor<1x6x4x4xf32>)
+// CHECK: %[[K:.*]] = linalg.generic {{.*}} ins(%[[FSUM]] : tensor<6xf32>)
+// CHECK: arith.divf %{{.*}}, %[[HW]]
+// CHECK: %[[SUMS:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[K]] : tensor<?x6x4x4xf32>, tensor<6xf32>)
+// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[KV:.*]]: f32, %[[S1:.*]]: f32, %[[S2:.*]]: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XV]], %[[KV]]
+// CHECK-NEXT: arith.addf %[[S1]], %[[D]] fastmath<reassoc>
+// CHECK-NEXT: %[[D2:.*]] = arith.mulf %[[D]], %[[D]]
+// CHECK-NEXT: arith.addf %[[S2]], %[[D2]] fastmath<reassoc>
 // CHECK: %[[N:.*]] = tensor.dim %[[X]], %c0
 // CHECK: %[[NI:.*]] = arith.index_cast %[[N]]
 // CHECK: %[[NF:.*]] = arith.sitofp %[[NI]]
 // CHECK: %[[CNT:.*]] = arith.mulf %[[NF]], %[[HW]]
-// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]] : tensor<?x6x4x4xf32>)
-// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<6xf32>)
-// CHECK: arith.divf %{{.*}}, %[[CNT]]
-// CHECK: %[[SQS:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<?x6x4x4xf32>, tensor<6xf32>)
-// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[MV:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XV]], %[[MV]]
-// CHECK-NEXT: %[[D2:.*]] = arith.mulf %[[D]], %[[D]]
-// CHECK-NEXT: arith.addf %[[ACC]], %[[D2]]
-// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SQS]] : tensor<6xf32>)
-// CHECK: arith.divf %{{.*}}, %[[CNT]]
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[K]], %[[SUMS]]#0 : tensor<6xf32>, tensor<6xf32>)
+// CHECK-NEXT: ^bb0(%[[KB:.*]]: f32, %[[SB:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[ED:.*]] = arith.divf %[[SB]], %[[CNT]]
+// CHECK-NEXT: arith.addf %[[KB]], %[[ED]]
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SUMS]]#0, %[[SUMS]]#1 : tensor<6xf32>, tensor<6xf32>)
+// CHECK-NEXT: ^bb0(%[[A1:.*]]: f32, %[[A2:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[M1:.*]] = arith.divf %[[A1]], %[[CNT]]
+// CHECK-NEXT: %[[M1SQ:.*]] = arith.mulf %[[M1]], %[[M1]]
+// CHECK-NEXT: %[[M2:.*]] = arith.divf %[[A2]], %[[CNT]]
+// CHECK-NEXT: %[[V:.*]] = arith.subf %[[M2]], %[[M1SQ]]
+// CHECK-NEXT: arith.maximumf %[[V]], %[[ZERO]]
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
 // CHECK-SAME: ins(%[[X]], %[[MEAN]], %[[VAR]], %[[G]], %[[B]] :
 // CHECK: math.sqrt
@@ -89,7 +103,8 @@ func.func @batchnorm_train(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tenso
 
 // -----
 
-// The gradient recomputes the statistics from x (two passes), then one pass
+// The gradient recomputes the statistics from x as the forward pass does
+// (one pass, after the first sample's shift; CSE merges the two), then one pass
 // over dy and x gives both sums, dbeta = sum(dy) and dgamma = sum(dy xhat)
 // (sums over N, H, W; one linalg.generic with two outputs), and one more
 //   dx = (g - sum(g)/m - xhat sum(g xhat)/m) / sqrt(var + eps),  g = dy gamma,
@@ -98,10 +113,12 @@ func.func @batchnorm_train(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tenso
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batchnorm_grad(
 // CHECK-SAME: %[[DY:[^:]*]]: tensor<?x6x4x4xf32>, %[[X:[^:]*]]: tensor<?x6x4x4xf32>, %[[G:[^:]*]]: tensor<6xf32>)
-// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]] :
-// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM]] :
-// CHECK: %[[SQS:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[MEAN]] :
-// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[SQS]] :
+// CHECK: %[[FIRST:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [1, 6, 4, 4]
+// CHECK: %[[FSUM:.*]] = linalg.generic {{.*}} ins(%[[FIRST]] :
+// CHECK: %[[K:.*]] = linalg.generic {{.*}} ins(%[[FSUM]] : tensor<6xf32>)
+// CHECK: %[[MOM:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[K]] :
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[K]], %[[MOM]]#0 :
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[MOM]]#0, %[[MOM]]#1 :
 // CHECK: %[[SUMS:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]], %[[X]], %[[MEAN]], %[[VAR]] :
 // CHECK: math.sqrt
 // CHECK: arith.addf {{.*}} fastmath<reassoc>

@@ -53,7 +53,8 @@ func.func @conv_nobias(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tens
 
 // The backward: both gradients are calls with the forward's geometry; the
 // weight gradient has a static shape (no batch dim); the bias gradient is a
-// reduction over N, H, W.
+// reduction over N, H, W. The two gradients of one dy are one call,
+// dxrt_conv2d_backward (dy, x, w -> dx, dw): dy is reordered once.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @conv_backward(
@@ -63,9 +64,9 @@ func.func @conv_nobias(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tens
 // CHECK-DAG: %[[C2:[^ ]+]] = arith.constant 2 : i64
 // CHECK-DAG: %[[C3:[^ ]+]] = arith.constant 3 : i64
 // CHECK: memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<?x3x8x8xf32>
-// CHECK: call @dxrt_conv2d_grad_input(%{{.*}}, %{{.*}}, %{{.*}}, %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C2]], %[[C1]], %[[C2]], %[[C3]])
 // CHECK: memref.alloc() {alignment = 64 : i64} : memref<6x1x3x3xf32>
-// CHECK: call @dxrt_conv2d_grad_weight(%{{.*}}, %{{.*}}, %{{.*}}, %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C2]], %[[C1]], %[[C2]], %[[C3]])
+// CHECK: call @dxrt_conv2d_backward(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[C2]], %[[C2]], %[[C1]], %[[C1]], %[[C0]], %[[C2]], %[[C1]], %[[C2]], %[[C3]])
+// CHECK-NOT: call @dxrt_conv2d_grad
 // CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
 // CHECK-SAME: ins(%[[DY]] : tensor<?x6x4x3xf32>) outs(%{{.*}} : tensor<6xf32>)
 func.func @conv_backward(%dy: tensor<?x6x4x3xf32>, %x: tensor<?x3x8x8xf32>, %w: tensor<6x1x3x3xf32>) -> (tensor<?x3x8x8xf32>, tensor<6x1x3x3xf32>, tensor<6xf32>) {
@@ -132,4 +133,18 @@ func.func @pools(%x: tensor<?x4x6x6xf32>) -> tensor<?x4xf32> {
 func.func @pool_backward(%dy: tensor<?x4x3x3xf32>, %x: tensor<?x4x6x6xf32>) -> tensor<?x4x6x6xf32> {
   %0 = dx.pool_grad "max" %dy, %x {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<?x4x3x3xf32>, tensor<?x4x6x6xf32>) -> tensor<?x4x6x6xf32>
   return %0 : tensor<?x4x6x6xf32>
+}
+
+// -----
+
+// Gradients that do not share dy (or their convolution's attributes) stay
+// two calls.
+// CHECK-LABEL: func.func @conv_backward_unpaired(
+// CHECK: call @dxrt_conv2d_grad_input(
+// CHECK: call @dxrt_conv2d_grad_weight(
+// CHECK-NOT: dxrt_conv2d_backward
+func.func @conv_backward_unpaired(%dy: tensor<?x6x4x3xf32>, %dy2: tensor<?x6x4x3xf32>, %x: tensor<?x3x8x8xf32>, %w: tensor<6x1x3x3xf32>) -> (tensor<?x3x8x8xf32>, tensor<6x1x3x3xf32>) {
+  %0 = dx.conv2d_grad_input %dy, %w {dilation = array<i64: 1, 2>, groups = 3 : i64, pad = array<i64: 1, 1, 0, 2>, stride = array<i64: 2, 2>} : (tensor<?x6x4x3xf32>, tensor<6x1x3x3xf32>) -> tensor<?x3x8x8xf32>
+  %1 = dx.conv2d_grad_weight %dy2, %x {dilation = array<i64: 1, 2>, groups = 3 : i64, pad = array<i64: 1, 1, 0, 2>, stride = array<i64: 2, 2>} : (tensor<?x6x4x3xf32>, tensor<?x3x8x8xf32>) -> tensor<6x1x3x3xf32>
+  return %0, %1 : tensor<?x3x8x8xf32>, tensor<6x1x3x3xf32>
 }

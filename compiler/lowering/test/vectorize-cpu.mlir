@@ -58,20 +58,26 @@ func.func @elementwise_4d(%x: memref<?x8x7x7xf32>, %y: memref<?x8x7x7xf32>) {
 // Batch-norm statistics: a sum over N, H, W of [N, C, H, W] per channel.
 // H and W collapse (784 contiguous floats); the loops are C (parallel),
 // then N and H*W (reductions); the channel's sum is carried in a register
-// through both reduction loops: one load before, one store after, and a
-// 16-wide vector.reduction per tile (no memory traffic per element).
+// through the loop over N (one load before, one store after), and the loop
+// over H*W carries 16 partial sums, one per lane, from zero: one vector add
+// per tile and one vector.reduction per row, into the channel's sum (no
+// memory traffic per element, no horizontal sum per tile).
 // CHECK-LABEL: func.func @batchnorm_sum(
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<?x32x28x28xf32> into memref<?x32x784xf32>
 // CHECK: scf.for %[[C:.*]] = %c0 to %c32 step %c1 {
 // CHECK:   %[[S:.*]] = memref.load
 // CHECK:   %[[INIT:.*]] = vector.splat %[[S]] : vector<1xf32>
 // CHECK:   %[[OUTER:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%[[ACC:.*]] = %[[INIT]])
-// CHECK:     %[[INNER:.*]] = scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%[[ACC2:.*]] = %[[ACC]])
+// CHECK:     %[[INNER:.*]] = scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%[[PART:.*]] = %[[ZERO]]) -> (vector<16xf32>)
 // CHECK-NOT:   memref.store
-// CHECK:       vector.load {{.*}} vector<16xf32>
-// CHECK:       vector.reduction <add>, %{{.*}} : vector<16xf32> into f32
-// CHECK:       scf.yield
-// CHECK:     scf.yield %[[INNER]]
+// CHECK-NOT:   vector.reduction
+// CHECK:       %[[ROW:.*]] = vector.load {{.*}} vector<16xf32>
+// CHECK:       %[[NEXT:.*]] = arith.addf %[[ROW]], %[[PART]] : vector<16xf32>
+// CHECK:       scf.yield %[[NEXT]]
+// CHECK:     %[[PREV:.*]] = vector.extract %[[ACC]][0]
+// CHECK:     vector.reduction <add>, %[[INNER]], %[[PREV]] : vector<16xf32> into f32
+// CHECK:     scf.yield
 // CHECK:   %[[SUM:.*]] = vector.extract %[[OUTER]][0]
 // CHECK:   memref.store %[[SUM]]
 // CHECK-NOT: linalg.generic
@@ -83,6 +89,39 @@ func.func @batchnorm_sum(%x: memref<?x32x28x28xf32>, %s: memref<32xf32>) {
   ^bb0(%a: f32, %acc: f32):
     %r = arith.addf %a, %acc fastmath<reassoc> : f32
     linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A row's maximum and sum of squares over [B, 100] (two results of one
+// op): the loop over the row's 6 full tiles carries 16 partial maxima from
+// -inf and 16 partial sums from 0, reduced once after it into the values
+// loaded before; the remainder of 4 stays scalar, after the stores.
+// CHECK-LABEL: func.func @row_max_and_sum(
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
+// CHECK: %[[M0:.*]] = memref.load
+// CHECK: %[[S0:.*]] = memref.load
+// CHECK: %[[P:.*]]:2 = scf.for %{{.*}} = %c0 to %c96 step %c16 iter_args(%[[PM:.*]] = %[[NEGINF]], %[[PS:.*]] = %[[ZERO]])
+// CHECK-DAG: arith.maximumf %{{.*}}, %[[PM]] : vector<16xf32>
+// CHECK-DAG: arith.addf %{{.*}}, %[[PS]] : vector<16xf32>
+// CHECK: scf.yield
+// CHECK-DAG: vector.reduction <add>, %[[P]]#1, %[[S0]] : vector<16xf32> into f32
+// CHECK-DAG: vector.reduction <maximumf>, %[[P]]#0, %[[M0]] : vector<16xf32> into f32
+// CHECK: scf.for %{{.*}} = %c96 to %c100 step %c1 {
+// CHECK:   linalg.generic
+#rm2 = affine_map<(d0, d1) -> (d0, d1)>
+#rm1 = affine_map<(d0, d1) -> (d0)>
+func.func @row_max_and_sum(%x: memref<?x100xf32>, %m: memref<?xf32>, %s: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#rm2, #rm1, #rm1], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x100xf32>) outs(%m, %s : memref<?xf32>, memref<?xf32>) {
+  ^bb0(%a: f32, %mo: f32, %so: f32):
+    %mx = arith.maximumf %a, %mo : f32
+    %sq = arith.mulf %a, %a : f32
+    %sm = arith.addf %sq, %so fastmath<reassoc> : f32
+    linalg.yield %mx, %sm : f32, f32
   }
   return
 }

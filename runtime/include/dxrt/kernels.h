@@ -62,6 +62,12 @@ void _mlir_ciface_dxrt_conv2d_grad_input(dxrt_memref4 *dy, dxrt_memref4 *w, dxrt
 void _mlir_ciface_dxrt_conv2d_grad_weight(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dw, int64_t sh,
                                           int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
                                           int64_t ddw, int64_t groups);
+/* Both gradients from one dy, as grad_input then grad_weight (the same
+ * values), for a convolution whose dx and dw are both needed: dy is
+ * reordered into oneDNN's layout once instead of twice. */
+void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *dx,
+                                       dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                       int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
 
 /* Pooling over x [N, C, H, W] into y [N, C, HO, WO]; kind 0 = max (padding
  * is -inf), 1 = average (padding counts as zeros, divisor kh*kw, as PyTorch's

@@ -1,0 +1,23 @@
+// The 2x2, stride-2, unpadded pooling loops of Pool.cpp have one
+// implementation per instruction set; dxrt_pool_forward and dxrt_pool_grad
+// run the first one this CPU has. Tests run each by name to compare them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace dxrt {
+
+// The implementations this CPU can run, the kernels' choice first: "avx512f"
+// and "avx2" where the CPU has them, then "scalar".
+std::vector<const char *> pool_2x2_paths();
+
+// Implementation `path` over `planes` planes of [h, w] (h, w >= 2): x and dx
+// are [planes, h, w], y and dy [planes, h/2, w/2]; kind is 0 (max) or 1
+// (average). Returns false, having done nothing, for a path not in
+// pool_2x2_paths().
+bool pool_2x2_forward(const char *path, int64_t kind, int64_t planes, int64_t h, int64_t w, const float *x, float *y);
+bool pool_2x2_grad(const char *path, int64_t kind, int64_t planes, int64_t h, int64_t w, const float *x,
+                   const float *dy, float *dx);
+
+} // namespace dxrt
