@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <memory>
 
 namespace dxrt {
@@ -35,7 +36,9 @@ namespace dxrt {
 // so inputs larger than memory stream through.
 static Split predict_split(const Metadata &meta, const std::string &file) {
   DatasetSpec d = *meta.dataset;
-  const bool h5 = file.rfind(":/") != std::string::npos && file.find(".h5") != std::string::npos;
+  // FILE:/PATH names a dataset in an HDF5 file whatever FILE's extension
+  // (.h5, .hdf5, .nc): a reference with ":/" that is not itself a file.
+  const bool h5 = file.rfind(":/") != std::string::npos && !std::filesystem::exists(file);
   if (h5) d.format = "hdf5";
   else if (d.format == "csv" || d.format == "folder" || d.format == "hdf5")
     d.format = file.size() > 4 && file.compare(file.size() - 4, 4, ".npy") == 0 ? "npy" : "idx";

@@ -90,6 +90,13 @@ TEST_P(Conv, ForwardAndGradsMatchCpu) {
   expect_close(gy.get(), y);
   expect_close(gdx.get(), dx);
   expect_close(gdw.get(), dw);
+  // The fused twin (dxrt_cuda_conv2d_backward): the two kernels' values.
+  DeviceVec fdx(xn), fdw(wn);
+  dxrt_memref4 fdxd = m4(fdx.p, p.n, p.c, p.h, p.w), fdwd = m4(fdw.p, p.f, cg, p.kh, p.kw);
+  _mlir_ciface_dxrt_cuda_conv2d_backward(&dyd, &xd, &wd, &fdxd, &fdwd, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh, p.dw,
+                                         p.groups);
+  expect_close(fdx.get(), dx);
+  expect_close(fdw.get(), dw);
 }
 
 // The second run of a shape reuses the cached plan and grows no scratch.
