@@ -240,7 +240,7 @@ DXRT_AVX2 void grad_avx2(const PoolGeometry &g, int64_t kind, const float *plane
   zero_bottom(g, out);
 }
 
-// ---- AVX-512: 16 windows from 32 floats of each row, then one AVX2 block ----
+// ---- AVX-512: 16 windows from 32 floats of each row; the rest of a row masked ----
 DXRT_AVX512 inline void split16(const float *p, __m512 &even, __m512 &odd) {
   const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
@@ -303,19 +303,74 @@ DXRT_AVX512 inline void grad_avg16(const float *dy, float *o0, float *o1) {
   store_pairs16(o1, q, q);
 }
 
+// The last n < 16 windows of a row with masked loads and stores (AVX-512
+// masks suppress faults and writes outside them): the small planes of CNNs
+// (14x14, 7x7) have no full block at all. The lanes outside the mask see
+// zeros, and nothing of them is stored.
+struct Tail16 {
+  __mmask16 in_lo, in_hi, out; // 2n input (or gradient-row) floats in two registers, n windows
+};
+inline Tail16 tail16(int64_t n) {
+  const uint32_t in = uint32_t((uint64_t(1) << (2 * n)) - 1);
+  return {__mmask16(in & 0xffff), __mmask16(in >> 16), __mmask16((1u << n) - 1)};
+}
+DXRT_AVX512 inline void split16(const float *p, const Tail16 &t, __m512 &even, __m512 &odd) {
+  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+  __m512 lo = _mm512_maskz_loadu_ps(t.in_lo, p), hi = _mm512_maskz_loadu_ps(t.in_hi, p + 16);
+  even = _mm512_permutex2var_ps(lo, ie, hi);
+  odd = _mm512_permutex2var_ps(lo, io, hi);
+}
+DXRT_AVX512 inline void store_pairs16(float *o, __m512 even, __m512 odd, const Tail16 &t) {
+  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  _mm512_mask_storeu_ps(o, t.in_lo, _mm512_permutex2var_ps(even, ilo, odd));
+  _mm512_mask_storeu_ps(o + 16, t.in_hi, _mm512_permutex2var_ps(even, ihi, odd));
+}
+DXRT_AVX512 inline void forward_tail16(int64_t kind, const float *r0, const float *r1, float *o, int64_t n) {
+  const Tail16 t = tail16(n);
+  __m512 a, b, c, d;
+  split16(r0, t, a, b);
+  split16(r1, t, c, d);
+  __m512 v = kind == kMax ? max16(a, b, c, d, isnan16(a), isnan16(b), isnan16(c), isnan16(d))
+                          : _mm512_mul_ps(add_first_nan16(add_first_nan16(add_first_nan16(a, b), c), d),
+                                          _mm512_set1_ps(0.25f));
+  _mm512_mask_storeu_ps(o, t.out, v);
+}
+DXRT_AVX512 inline void grad_tail16(int64_t kind, const float *r0, const float *r1, const float *dy, float *o0,
+                                    float *o1, int64_t n) {
+  const Tail16 t = tail16(n);
+  __m512 d = _mm512_maskz_loadu_ps(t.out, dy);
+  if (kind == kAvg) {
+    __m512 q = _mm512_mul_ps(d, _mm512_set1_ps(0.25f));
+    store_pairs16(o0, q, q, t);
+    store_pairs16(o1, q, q, t);
+    return;
+  }
+  __m512 a, b, c, e;
+  split16(r0, t, a, b);
+  split16(r1, t, c, e);
+  __mmask16 na = isnan16(a), nb = isnan16(b), nc = isnan16(c);
+  __m512 m = max16(a, b, c, e, na, nb, nc, isnan16(e));
+  // As grad_max16.
+  __mmask16 k0 = _mm512_cmp_ps_mask(a, m, _CMP_EQ_OQ) | na;
+  __mmask16 k1 = (_mm512_cmp_ps_mask(b, m, _CMP_EQ_OQ) | nb) & ~k0;
+  __mmask16 k2 = (_mm512_cmp_ps_mask(c, m, _CMP_EQ_OQ) | nc) & ~(k0 | k1);
+  __mmask16 k3 = ~(k0 | k1 | k2);
+  store_pairs16(o0, _mm512_maskz_mov_ps(k0, d), _mm512_maskz_mov_ps(k1, d), t);
+  store_pairs16(o1, _mm512_maskz_mov_ps(k2, d), _mm512_maskz_mov_ps(k3, d), t);
+}
+
 DXRT_AVX512 void forward_avx512(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
     float *o = out + oh * g.wo;
     int64_t ow = 0;
-    if (kind == kMax) {
+    if (kind == kMax)
       for (; ow + 16 <= g.wo; ow += 16) forward_max16(r0 + 2 * ow, r1 + 2 * ow, o + ow);
-      if (ow + 8 <= g.wo) forward_max8(r0 + 2 * ow, r1 + 2 * ow, o + ow), ow += 8;
-    } else {
+    else
       for (; ow + 16 <= g.wo; ow += 16) forward_avg16(r0 + 2 * ow, r1 + 2 * ow, o + ow);
-      if (ow + 8 <= g.wo) forward_avg8(r0 + 2 * ow, r1 + 2 * ow, o + ow), ow += 8;
-    }
-    forward_row(kind, r0, r1, o, ow, g.wo);
+    if (ow < g.wo) forward_tail16(kind, r0 + 2 * ow, r1 + 2 * ow, o + ow, g.wo - ow);
   }
 }
 
@@ -324,14 +379,11 @@ DXRT_AVX512 void grad_avx512(const PoolGeometry &g, int64_t kind, const float *p
     const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w, *d = grad + oh * g.wo;
     float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
     int64_t ow = 0;
-    if (kind == kMax) {
+    if (kind == kMax)
       for (; ow + 16 <= g.wo; ow += 16) grad_max16(r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow);
-      if (ow + 8 <= g.wo) grad_max8(r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow), ow += 8;
-    } else {
+    else
       for (; ow + 16 <= g.wo; ow += 16) grad_avg16(d + ow, o0 + 2 * ow, o1 + 2 * ow);
-      if (ow + 8 <= g.wo) grad_avg8(d + ow, o0 + 2 * ow, o1 + 2 * ow), ow += 8;
-    }
-    grad_row(kind, r0, r1, d, o0, o1, ow, g.wo);
+    if (ow < g.wo) grad_tail16(kind, r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow, g.wo - ow);
     zero_right(g, o0, o1);
   }
   zero_bottom(g, out);
@@ -344,8 +396,7 @@ struct Path2x2 {
   void (*grad)(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out);
 };
 
-// The paths this CPU runs, best first; decided once (the AVX-512 path runs
-// an AVX2 block on the remainder).
+// The paths this CPU runs, best first; decided once.
 const std::vector<Path2x2> &paths_2x2() {
   static const std::vector<Path2x2> paths = [] {
     std::vector<Path2x2> v;
