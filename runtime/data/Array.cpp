@@ -34,14 +34,14 @@ const char *dtype_name(Dtype t) {
   return "?";
 }
 
-static int64_t product(const std::vector<int64_t> &shape) {
+int64_t shape_numel(const std::vector<int64_t> &shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
 }
 
-int64_t ArrayLayout::numel() const { return product(shape); }
-int64_t Array::numel() const { return product(shape); }
+int64_t ArrayLayout::numel() const { return shape_numel(shape); }
+int64_t Array::numel() const { return shape_numel(shape); }
 
 // Calls f(i, value as double) for every element.
 template <typename F> static void each(const Array &a, F &&f) {

@@ -15,6 +15,9 @@ enum class Dtype { U8, I8, U16, I16, U32, I32, I64, F32, F64 };
 size_t dtype_size(Dtype t);
 const char *dtype_name(Dtype t);
 
+// The number of elements of an array of `shape` (1 for a scalar, []).
+int64_t shape_numel(const std::vector<int64_t> &shape);
+
 // Where and how a file holds its array: the data starts at byte `offset`,
 // C order, big-endian elements for IDX, little-endian for NPY.
 struct ArrayLayout {

@@ -11,15 +11,9 @@
 
 namespace dxrt {
 
-static int64_t product(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
-int64_t DatasetSpec::sample_floats() const { return product(sample); }
-int64_t DatasetSpec::label_elems() const { return product(label_shape); }
-int64_t DatasetSpec::target_floats() const { return targets ? product(target_shape) : 0; }
+int64_t DatasetSpec::sample_floats() const { return shape_numel(sample); }
+int64_t DatasetSpec::label_elems() const { return shape_numel(label_shape); }
+int64_t DatasetSpec::target_floats() const { return targets ? shape_numel(target_shape) : 0; }
 
 bool DatasetSpec::labelled() const {
   return !targets && (train.size() >= 2 || (format == "csv" && label_column >= 0) || format == "folder");

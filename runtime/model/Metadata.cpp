@@ -70,16 +70,10 @@ struct Node {
   }
 };
 
-int64_t product(const std::vector<int64_t> &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 TensorSpec tensor(const Node &n) {
   TensorSpec t{n.at("name").s(), n.at("shape").ints(), 0};
-  t.floats = n.has("floats") ? n.at("floats").i() : product(t.shape);
-  DXRT_CHECK(t.floats == product(t.shape),
+  t.floats = n.has("floats") ? n.at("floats").i() : shape_numel(t.shape);
+  DXRT_CHECK(t.floats == shape_numel(t.shape),
              str("model metadata: '", n.path, "' has shape ", shape_str(t.shape), " but floats = ", t.floats), kHint);
   return t;
 }
@@ -90,7 +84,7 @@ std::vector<ArenaEntry> arena(const Node &list, int64_t floats, const char *aren
     Node n{list.j.at(k), str(list.path, "[", k, "].")};
     ArenaEntry e{n.at("name").s(), n.at("shape").ints(), n.at("offset").i(), n.at("size").i(), n.at("init").s(),
                  n.has("fan_in") ? n.at("fan_in").i() : 0};
-    DXRT_CHECK(e.size == product(e.shape),
+    DXRT_CHECK(e.size == shape_numel(e.shape),
                str("model metadata: ", arena_name, " '", e.name, "' has shape ", shape_str(e.shape), " but size ", e.size),
                kHint);
     DXRT_CHECK(e.offset >= 0 && e.offset + e.size <= floats,
