@@ -1036,7 +1036,8 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
   // call, dxrt_conv2d_backward (dx and dw), at the input gradient's place:
   // libdxrt then reorders dy into oneDNN's blocked layout once, not twice.
   // The weight gradient's x must be available there (it always is in a
-  // training step: a forward activation).
+  // training step: a forward activation), and the weight gradient must come
+  // after the input gradient (as dx-autodiff orders them).
   void fuseConvBackward() {
     llvm::SmallVector<Operation *> inputGrads;
     getOperation().walk([&](Operation *op) {
@@ -1047,6 +1048,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       Operation *wt = nullptr;
       for (Operation *user : in->getOperand(0).getUsers())
         if (user->getName().getStringRef() == "dx.conv2d_grad_weight" && user->getBlock() == in->getBlock() &&
+            in->isBeforeInBlock(user) && // dw, made at `in`, then comes before every use of it
             llvm::all_of(llvm::ArrayRef<llvm::StringRef>{"stride", "pad", "dilation", "groups"},
                          [&](llvm::StringRef a) { return user->getAttr(a) == in->getAttr(a); }) &&
             dom.properlyDominates(user->getOperand(1), in)) {

@@ -148,3 +148,17 @@ func.func @conv_backward_unpaired(%dy: tensor<?x6x4x3xf32>, %dy2: tensor<?x6x4x3
   %1 = dx.conv2d_grad_weight %dy2, %x {dilation = array<i64: 1, 2>, groups = 3 : i64, pad = array<i64: 1, 1, 0, 2>, stride = array<i64: 2, 2>} : (tensor<?x6x4x3xf32>, tensor<?x3x8x8xf32>) -> tensor<6x1x3x3xf32>
   return %0, %1 : tensor<?x3x8x8xf32>, tensor<6x1x3x3xf32>
 }
+
+// -----
+
+// A weight gradient before the input gradient stays its own call: its dw
+// may be used before the input gradient's place.
+// CHECK-LABEL: func.func @conv_backward_weight_first(
+// CHECK: call @dxrt_conv2d_grad_weight(
+// CHECK: call @dxrt_conv2d_grad_input(
+// CHECK-NOT: dxrt_conv2d_backward
+func.func @conv_backward_weight_first(%dy: tensor<?x6x4x3xf32>, %x: tensor<?x3x8x8xf32>, %w: tensor<6x1x3x3xf32>) -> (tensor<?x3x8x8xf32>, tensor<6x1x3x3xf32>) {
+  %1 = dx.conv2d_grad_weight %dy, %x {dilation = array<i64: 1, 2>, groups = 3 : i64, pad = array<i64: 1, 1, 0, 2>, stride = array<i64: 2, 2>} : (tensor<?x6x4x3xf32>, tensor<?x3x8x8xf32>) -> tensor<6x1x3x3xf32>
+  %0 = dx.conv2d_grad_input %dy, %w {dilation = array<i64: 1, 2>, groups = 3 : i64, pad = array<i64: 1, 1, 0, 2>, stride = array<i64: 2, 2>} : (tensor<?x6x4x3xf32>, tensor<6x1x3x3xf32>) -> tensor<?x3x8x8xf32>
+  return %0, %1 : tensor<?x3x8x8xf32>, tensor<6x1x3x3xf32>
+}
