@@ -241,18 +241,30 @@ DXRT_AVX2 void grad_avx2(const PoolGeometry &g, int64_t kind, const float *plane
 }
 
 // ---- AVX-512: 16 windows from 32 floats of each row; the rest of a row masked ----
-DXRT_AVX512 inline void split16(const float *p, __m512 &even, __m512 &odd) {
+// One block of n <= 16 windows, with masked loads and stores (AVX-512 masks
+// suppress faults and writes outside them): full blocks use all-ones masks,
+// and the rest of a row is one more block, so the small planes of CNNs
+// (14x14, 7x7) run vector code too. Lanes outside the mask see zeros, and
+// nothing of them is stored.
+struct Block16 {
+  __mmask16 in_lo, in_hi, out; // 2n input (or gradient-row) floats in two registers, n windows
+};
+inline Block16 block16(int64_t n) {
+  const uint32_t in = uint32_t((uint64_t(1) << (2 * n)) - 1);
+  return {__mmask16(in & 0xffff), __mmask16(in >> 16), __mmask16((uint32_t(1) << n) - 1)};
+}
+DXRT_AVX512 inline void split16(const float *p, const Block16 &t, __m512 &even, __m512 &odd) {
   const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  __m512 lo = _mm512_loadu_ps(p), hi = _mm512_loadu_ps(p + 16);
+  __m512 lo = _mm512_maskz_loadu_ps(t.in_lo, p), hi = _mm512_maskz_loadu_ps(t.in_hi, p + 16);
   even = _mm512_permutex2var_ps(lo, ie, hi);
   odd = _mm512_permutex2var_ps(lo, io, hi);
 }
-DXRT_AVX512 inline void store_pairs16(float *o, __m512 even, __m512 odd) {
+DXRT_AVX512 inline void store_pairs16(float *o, __m512 even, __m512 odd, const Block16 &t) {
   const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
   const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  _mm512_storeu_ps(o, _mm512_permutex2var_ps(even, ilo, odd));
-  _mm512_storeu_ps(o + 16, _mm512_permutex2var_ps(even, ihi, odd));
+  _mm512_mask_storeu_ps(o, t.in_lo, _mm512_permutex2var_ps(even, ilo, odd));
+  _mm512_mask_storeu_ps(o + 16, t.in_hi, _mm512_permutex2var_ps(even, ihi, odd));
 }
 DXRT_AVX512 inline __mmask16 isnan16(__m512 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
 // _mm512_max_ps, without GCC 12's false -Wmaybe-uninitialized on it.
@@ -266,69 +278,10 @@ DXRT_AVX512 inline __m512 max16(__m512 a, __m512 b, __m512 c, __m512 d, __mmask1
   m = _mm512_mask_blend_ps(nb, m, b);
   return _mm512_mask_blend_ps(na, m, a);
 }
-DXRT_AVX512 inline void forward_max16(const float *r0, const float *r1, float *o) {
-  __m512 a, b, c, d;
-  split16(r0, a, b);
-  split16(r1, c, d);
-  _mm512_storeu_ps(o, max16(a, b, c, d, isnan16(a), isnan16(b), isnan16(c), isnan16(d)));
-}
 DXRT_AVX512 inline __m512 add_first_nan16(__m512 a, __m512 b) {
   return _mm512_add_ps(a, _mm512_maskz_mov_ps(_mm512_knot(isnan16(a)), b));
 }
-DXRT_AVX512 inline void forward_avg16(const float *r0, const float *r1, float *o) {
-  __m512 a, b, c, d;
-  split16(r0, a, b);
-  split16(r1, c, d);
-  __m512 s = add_first_nan16(add_first_nan16(add_first_nan16(a, b), c), d);
-  _mm512_storeu_ps(o, _mm512_mul_ps(s, _mm512_set1_ps(0.25f)));
-}
-DXRT_AVX512 inline void grad_max16(const float *r0, const float *r1, const float *dy, float *o0, float *o1) {
-  __m512 a, b, c, e;
-  split16(r0, a, b);
-  split16(r1, c, e);
-  __mmask16 na = isnan16(a), nb = isnan16(b), nc = isnan16(c);
-  __m512 m = max16(a, b, c, e, na, nb, nc, isnan16(e));
-  // As grad_max8.
-  __mmask16 k0 = _mm512_cmp_ps_mask(a, m, _CMP_EQ_OQ) | na;
-  __mmask16 k1 = (_mm512_cmp_ps_mask(b, m, _CMP_EQ_OQ) | nb) & ~k0;
-  __mmask16 k2 = (_mm512_cmp_ps_mask(c, m, _CMP_EQ_OQ) | nc) & ~(k0 | k1);
-  __mmask16 k3 = ~(k0 | k1 | k2);
-  __m512 d = _mm512_loadu_ps(dy);
-  store_pairs16(o0, _mm512_maskz_mov_ps(k0, d), _mm512_maskz_mov_ps(k1, d));
-  store_pairs16(o1, _mm512_maskz_mov_ps(k2, d), _mm512_maskz_mov_ps(k3, d));
-}
-DXRT_AVX512 inline void grad_avg16(const float *dy, float *o0, float *o1) {
-  __m512 q = _mm512_mul_ps(_mm512_loadu_ps(dy), _mm512_set1_ps(0.25f));
-  store_pairs16(o0, q, q);
-  store_pairs16(o1, q, q);
-}
-
-// The last n < 16 windows of a row with masked loads and stores (AVX-512
-// masks suppress faults and writes outside them): the small planes of CNNs
-// (14x14, 7x7) have no full block at all. The lanes outside the mask see
-// zeros, and nothing of them is stored.
-struct Tail16 {
-  __mmask16 in_lo, in_hi, out; // 2n input (or gradient-row) floats in two registers, n windows
-};
-inline Tail16 tail16(int64_t n) {
-  const uint32_t in = uint32_t((uint64_t(1) << (2 * n)) - 1);
-  return {__mmask16(in & 0xffff), __mmask16(in >> 16), __mmask16((1u << n) - 1)};
-}
-DXRT_AVX512 inline void split16(const float *p, const Tail16 &t, __m512 &even, __m512 &odd) {
-  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  __m512 lo = _mm512_maskz_loadu_ps(t.in_lo, p), hi = _mm512_maskz_loadu_ps(t.in_hi, p + 16);
-  even = _mm512_permutex2var_ps(lo, ie, hi);
-  odd = _mm512_permutex2var_ps(lo, io, hi);
-}
-DXRT_AVX512 inline void store_pairs16(float *o, __m512 even, __m512 odd, const Tail16 &t) {
-  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  _mm512_mask_storeu_ps(o, t.in_lo, _mm512_permutex2var_ps(even, ilo, odd));
-  _mm512_mask_storeu_ps(o + 16, t.in_hi, _mm512_permutex2var_ps(even, ihi, odd));
-}
-DXRT_AVX512 inline void forward_tail16(int64_t kind, const float *r0, const float *r1, float *o, int64_t n) {
-  const Tail16 t = tail16(n);
+DXRT_AVX512 inline void forward16(int64_t kind, const float *r0, const float *r1, float *o, const Block16 &t) {
   __m512 a, b, c, d;
   split16(r0, t, a, b);
   split16(r1, t, c, d);
@@ -337,9 +290,8 @@ DXRT_AVX512 inline void forward_tail16(int64_t kind, const float *r0, const floa
                                           _mm512_set1_ps(0.25f));
   _mm512_mask_storeu_ps(o, t.out, v);
 }
-DXRT_AVX512 inline void grad_tail16(int64_t kind, const float *r0, const float *r1, const float *dy, float *o0,
-                                    float *o1, int64_t n) {
-  const Tail16 t = tail16(n);
+DXRT_AVX512 inline void grad16(int64_t kind, const float *r0, const float *r1, const float *dy, float *o0, float *o1,
+                               const Block16 &t) {
   __m512 d = _mm512_maskz_loadu_ps(t.out, dy);
   if (kind == kAvg) {
     __m512 q = _mm512_mul_ps(d, _mm512_set1_ps(0.25f));
@@ -352,7 +304,7 @@ DXRT_AVX512 inline void grad_tail16(int64_t kind, const float *r0, const float *
   split16(r1, t, c, e);
   __mmask16 na = isnan16(a), nb = isnan16(b), nc = isnan16(c);
   __m512 m = max16(a, b, c, e, na, nb, nc, isnan16(e));
-  // As grad_max16.
+  // As grad_max8.
   __mmask16 k0 = _mm512_cmp_ps_mask(a, m, _CMP_EQ_OQ) | na;
   __mmask16 k1 = (_mm512_cmp_ps_mask(b, m, _CMP_EQ_OQ) | nb) & ~k0;
   __mmask16 k2 = (_mm512_cmp_ps_mask(c, m, _CMP_EQ_OQ) | nc) & ~(k0 | k1);
@@ -362,28 +314,24 @@ DXRT_AVX512 inline void grad_tail16(int64_t kind, const float *r0, const float *
 }
 
 DXRT_AVX512 void forward_avx512(const PoolGeometry &g, int64_t kind, const float *plane, float *out) {
+  const Block16 full = block16(16);
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w;
     float *o = out + oh * g.wo;
     int64_t ow = 0;
-    if (kind == kMax)
-      for (; ow + 16 <= g.wo; ow += 16) forward_max16(r0 + 2 * ow, r1 + 2 * ow, o + ow);
-    else
-      for (; ow + 16 <= g.wo; ow += 16) forward_avg16(r0 + 2 * ow, r1 + 2 * ow, o + ow);
-    if (ow < g.wo) forward_tail16(kind, r0 + 2 * ow, r1 + 2 * ow, o + ow, g.wo - ow);
+    for (; ow + 16 <= g.wo; ow += 16) forward16(kind, r0 + 2 * ow, r1 + 2 * ow, o + ow, full);
+    if (ow < g.wo) forward16(kind, r0 + 2 * ow, r1 + 2 * ow, o + ow, block16(g.wo - ow));
   }
 }
 
 DXRT_AVX512 void grad_avx512(const PoolGeometry &g, int64_t kind, const float *plane, const float *grad, float *out) {
+  const Block16 full = block16(16);
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const float *r0 = plane + 2 * oh * g.w, *r1 = r0 + g.w, *d = grad + oh * g.wo;
     float *o0 = out + 2 * oh * g.w, *o1 = o0 + g.w;
     int64_t ow = 0;
-    if (kind == kMax)
-      for (; ow + 16 <= g.wo; ow += 16) grad_max16(r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow);
-    else
-      for (; ow + 16 <= g.wo; ow += 16) grad_avg16(d + ow, o0 + 2 * ow, o1 + 2 * ow);
-    if (ow < g.wo) grad_tail16(kind, r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow, g.wo - ow);
+    for (; ow + 16 <= g.wo; ow += 16) grad16(kind, r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow, full);
+    if (ow < g.wo) grad16(kind, r0 + 2 * ow, r1 + 2 * ow, d + ow, o0 + 2 * ow, o1 + 2 * ow, block16(g.wo - ow));
     zero_right(g, o0, o1);
   }
   zero_bottom(g, out);
