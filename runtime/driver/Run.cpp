@@ -91,6 +91,7 @@ static TrainData load_data(const Metadata &meta, const RunConfig &cfg) {
 
 int run(int argc, char **argv) {
   const double start = now_s();
+  block_scheduler_signals(); // before MPI, OpenMP or BLAS start a thread
   World &world = World::init(&argc, &argv);
   try {
     Metadata meta = parse_metadata(model_metadata());

@@ -4,9 +4,12 @@
 //   SIGUSR1   write a checkpoint at the next step, then go on training
 //   SIGTERM   write a checkpoint at the next step, then stop (exit code 4)
 //
-// The handlers only set flags; the trainer polls them between steps and the
-// ranks agree on them (one rank's signal is enough), so every rank writes the
-// same checkpoint. A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT)
+// No handler runs for them: they are blocked in every thread and one thread
+// of their own takes them with sigwait() and sets flags (a handler would run
+// on whatever stack the interrupted thread had, and oneDNN's sgemm runs on a
+// heap buffer). The trainer polls the flags between steps and the ranks agree
+// on them (one rank's signal is enough), so every rank writes the same
+// checkpoint. A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT)
 // prints which rank died at which step before the process dies of it, so that
 // mpirun's "process exited on signal 11" comes with a place.
 #pragma once
@@ -16,8 +19,15 @@
 
 namespace dxrt {
 
-// Installs the handlers. `who` prefixes the fatal-signal line, e.g.
-// "mlp: rank 1 of 2".
+// Blocks SIGTERM and SIGUSR1 in the calling thread and every thread started
+// after it (children of fork() get them back), and starts the thread that
+// takes them. Call it first in main, before MPI, OpenMP or BLAS start threads:
+// a thread started earlier would run the flag-setting handler on its own
+// stack. Idempotent.
+void block_scheduler_signals();
+
+// block_scheduler_signals(), then the fatal-signal handlers, on an alternate
+// stack. `who` prefixes the fatal-signal line, e.g. "mlp: rank 1 of 2".
 void install_signal_handlers(const std::string &who);
 
 // The step the fatal-signal line names (0 = before training).
