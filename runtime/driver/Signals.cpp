@@ -144,4 +144,15 @@ int64_t checkpoint_requests() { return g_usr1.load(); }
 
 bool stop_requested() { return g_term.load(); }
 
+DeferAsyncSignals::DeferAsyncSignals() {
+  sigset_t all;
+  sigfillset(&all);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) sigdelset(&all, sig);
+  pthread_sigmask(SIG_BLOCK, &all, &saved_);
+}
+
+DeferAsyncSignals::~DeferAsyncSignals() {
+  pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+}
+
 } // namespace dxrt

@@ -14,6 +14,7 @@
 // mpirun's "process exited on signal 11" comes with a place.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <string>
 
@@ -39,5 +40,22 @@ void note_step(int64_t step, int64_t epoch);
 // checkpoint, not one per rank.
 int64_t checkpoint_requests();
 bool stop_requested(); // SIGTERM (stays set)
+
+// While alive, the calling thread takes no asynchronous signal (the host
+// program's SIGALRM, SIGUSR1, SIGTERM, ...): they stay pending and arrive when
+// it ends. For the inference library's predict, which runs oneDNN inside a
+// program whose handlers would otherwise run on a stack that is a heap buffer
+// (see block_scheduler_signals). Faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+// SIGABRT, SIGTRAP, SIGSYS) are not deferred.
+class DeferAsyncSignals {
+public:
+  DeferAsyncSignals();
+  ~DeferAsyncSignals();
+  DeferAsyncSignals(const DeferAsyncSignals &) = delete;
+  DeferAsyncSignals &operator=(const DeferAsyncSignals &) = delete;
+
+private:
+  sigset_t saved_; // the mask before
+};
 
 } // namespace dxrt

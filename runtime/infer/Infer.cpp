@@ -7,6 +7,7 @@
 #include "common/Check.h"
 #include "data/Array.h"
 #include "data/Dataset.h"
+#include "driver/Signals.h"
 #include "model/Arenas.h"
 #include "model/Metadata.h"
 #include "model/Model.h"
@@ -135,6 +136,10 @@ int dx_model_predict(dx_model *m, const float *x, int64_t n, float *const *outpu
     if (!outputs[k])
       return fail(m, DX_ERROR_ARGUMENT, "dx_model_predict: outputs[" + std::to_string(k) + "] ('" +
                                             m->meta.outputs[k].name + "') is null");
+  // The host's signal handlers wait until the kernels are done: oneDNN's
+  // matrix product runs with its stack in a heap buffer, where a handler's
+  // frame would overwrite the heap.
+  const dxrt::DeferAsyncSignals defer;
   return guarded(m, DX_ERROR_INTERNAL, [&] {
     dxrt::Arenas &a = *m->arenas;
     const dxrt::Normalization &nm = m->norm;

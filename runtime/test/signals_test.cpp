@@ -102,4 +102,31 @@ TEST(Signals, StormDuringLargeSgemmLeavesTheHeapWhole) {
   EXPECT_TRUE(eventually([&] { return dxrt::checkpoint_requests() > before; }));
 }
 
+std::atomic<int> g_usr2{0};
+void on_usr2(int) { ++g_usr2; }
+
+// The inference library's guard: a host program's handler runs after the
+// kernels, not inside them, and the host's mask comes back as it was.
+TEST(Signals, DeferAsyncSignalsHoldsTheHostsHandlerUntilTheScopeEnds) {
+  struct sigaction sa {};
+  sa.sa_handler = on_usr2;
+  sigemptyset(&sa.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR2, &sa, nullptr), 0);
+  sigset_t before, after;
+  pthread_sigmask(SIG_BLOCK, nullptr, &before);
+  ASSERT_FALSE(sigismember(&before, SIGUSR2));
+  {
+    dxrt::DeferAsyncSignals defer;
+    EXPECT_TRUE(blocked_here(SIGUSR2));
+    EXPECT_TRUE(blocked_here(SIGALRM));
+    EXPECT_FALSE(blocked_here(SIGSEGV)); // a fault is not deferred
+    ASSERT_EQ(pthread_kill(pthread_self(), SIGUSR2), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(g_usr2.load(), 0);
+  }
+  EXPECT_EQ(g_usr2.load(), 1); // delivered as the mask came back
+  pthread_sigmask(SIG_BLOCK, nullptr, &after);
+  for (int sig = 1; sig < NSIG; ++sig) EXPECT_EQ(sigismember(&before, sig), sigismember(&after, sig)) << sig;
+}
+
 } // namespace
