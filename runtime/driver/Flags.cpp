@@ -119,7 +119,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   double bucket_mb = 25;
   bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false, profile = false;
   bool print_weights = false, no_shuffle = false, log_steps = false;
-  std::string save_weights, init_from, predict, predict_out = "predictions";
+  std::string save_weights, init_from, from, predict, predict_out = "predictions";
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
   app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(positive_real())->type_name("X");
   app.add_option("--batch", batch, "Batch size per rank (the global batch is this times the ranks)")
@@ -162,8 +162,12 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
       ->type_name("DIR");
   app.add_option("--predict", predict,
                  "Instead of training: every output of the model for the inputs in FILE (NPY or IDX of [N, ...sample], "
-                 "or FILE.h5:/PATH), normalised as the dataset block says, with the weights of --init-from")
+                 "or FILE.h5:/PATH), normalised as the dataset block says, with the weights of --init-from or --from")
       ->type_name("FILE");
+  app.add_option("--from", from,
+                 "The weights --predict uses, from a checkpoint: DIR/step-NNNNNNNNN, or a --checkpoint-dir (its newest "
+                 "complete checkpoint)")
+      ->type_name("CHECKPOINT");
   app.add_option("--predict-out", predict_out, "Where --predict writes <output>.npy")->default_str("predictions")->type_name("DIR");
   app.add_flag("--print-weights", print_weights, "Print the weights index (every tensor's name, kind and shape) as JSON, then exit");
   app.add_flag("--no-shuffle", no_shuffle, "Visit the training samples in file order every epoch (reproducible outside DeepEx)");
@@ -242,6 +246,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->export_dir = export_dir;
   cfg->save_weights = save_weights;
   cfg->init_from = init_from;
+  cfg->from = from;
   cfg->print_weights = print_weights;
   cfg->predict = predict;
   cfg->predict_out = predict_out;

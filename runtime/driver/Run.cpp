@@ -18,6 +18,7 @@
 #include "model/Metadata.h"
 #include "model/Model.h"
 #include "train/Export.h"
+#include "train/Checkpoint.h"
 #include "train/Profile.h"
 #include "train/Trainer.h"
 #include "train/Weights.h"
@@ -113,18 +114,25 @@ int run(int argc, char **argv) {
     install_signal_handlers(str(argc > 0 ? argv[0] : "dxrt", world.size() > 1 ? str(": ", world.name()) : ""));
 
     Console console(world.is_root(), !world.uses_mpi());
-    DXRT_CHECK(cfg.predict.empty() || !cfg.init_from.empty(), "--predict needs the trained weights: --init-from DIR",
-               "write them with --save-weights DIR at the end of training");
+    DXRT_CHECK(cfg.predict.empty() || !cfg.init_from.empty() || !cfg.from.empty(),
+               "--predict needs the trained weights: --init-from DIR or --from CHECKPOINT",
+               "write them with --save-weights DIR at the end of training, or name a checkpoint of the run");
+    DXRT_CHECK(cfg.init_from.empty() || cfg.from.empty(), "--init-from and --from both say where the weights come from",
+               "give one of them");
+    DXRT_CHECK(cfg.from.empty() || !cfg.predict.empty(), "--from CHECKPOINT is for --predict",
+               "to continue training from a checkpoint use --resume (with --checkpoint-dir)");
     MetricsLog log(cfg.log_path, world.is_root(), cfg.resume);
     console.title(meta, cfg, blas_threads);
     if (!cfg.predict.empty()) { // no training: outputs for new inputs
       const Split inputs = predict_split(meta, cfg.predict);
       Arenas arenas(meta, cfg.eval_batch);
       std::unique_ptr<Backend> backend = make_backend(meta, arenas, world, 1);
-      load_weights(meta, arenas, cfg.init_from);
+      const std::string weights =
+          cfg.from.empty() ? (load_weights(meta, arenas, cfg.init_from), cfg.init_from)
+                           : str("the checkpoint ", load_checkpoint_weights(meta, arenas, cfg.from, "--from"));
       backend->upload_model(arenas);
       console.line(str("predicting ", dx::withThousands(inputs.n), " samples of ", cfg.predict, " with the weights of ",
-                       cfg.init_from));
+                       weights));
       for (const std::string &path : export_outputs(meta, arenas, *backend, inputs, cfg.eval_batch, cfg.predict_out, world))
         console.line(str("wrote ", path));
       world.finalize();

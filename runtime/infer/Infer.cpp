@@ -11,6 +11,7 @@
 #include "model/Arenas.h"
 #include "model/Metadata.h"
 #include "model/Model.h"
+#include "train/Checkpoint.h"
 #include "train/Weights.h"
 
 #include <cstring>
@@ -55,6 +56,13 @@ template <typename F> int guarded(dx_model *m, int code_for_errors, F &&f) {
   }
 }
 
+bool has_step_dirs(const std::string &dir) {
+  std::error_code ec;
+  for (const auto &e : std::filesystem::directory_iterator(dir, ec))
+    if (e.is_directory() && e.path().filename().string().rfind("step-", 0) == 0) return true;
+  return false;
+}
+
 const dxrt::TensorSpec *output(const dx_model *m, int k) {
   if (!m || k < 0 || k >= int(m->meta.outputs.size())) return nullptr;
   return &m->meta.outputs[size_t(k)];
@@ -78,12 +86,23 @@ int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out) {
   auto m = std::make_unique<dx_model>();
   int rc = guarded(m.get(), DX_ERROR_WEIGHTS, [&] {
     m->meta = dxrt::parse_metadata(dxrt::model_metadata());
-    const std::string index = std::string(weights_dir) + "/index.json";
-    if (!std::filesystem::exists(index))
+    // A --save-weights directory (index.json), or a checkpoint: a step-*
+    // directory with DONE, or a --checkpoint-dir holding such.
+    const std::string dir = weights_dir, index = dir + "/index.json";
+    std::error_code ec;
+    const bool weights = std::filesystem::exists(index, ec);
+    const bool checkpoint = !weights && std::filesystem::is_directory(dir, ec) &&
+                            (std::filesystem::exists(dir + "/DONE", ec) || has_step_dirs(dir));
+    if (!std::filesystem::exists(dir, ec))
       return fail(m.get(), DX_ERROR_FILE,
-                  "dx_model_open: '" + index + "' does not exist (write the weights with --save-weights DIR)");
+                  "dx_model_open: '" + dir + "' does not exist (a --save-weights directory or a checkpoint)");
+    if (!weights && !checkpoint)
+      return fail(m.get(), DX_ERROR_FILE,
+                  "dx_model_open: '" + dir + "' holds neither weights ('" + index +
+                      "' does not exist; write them with --save-weights DIR) nor a checkpoint (DONE or step-* directories)");
     m->arenas = std::make_unique<dxrt::Arenas>(m->meta, max_batch ? max_batch : 256);
-    dxrt::load_weights(m->meta, *m->arenas, weights_dir, "dx_model_open");
+    if (weights) dxrt::load_weights(m->meta, *m->arenas, dir, "dx_model_open");
+    else dxrt::load_checkpoint_weights(m->meta, *m->arenas, dir, "dx_model_open");
     if (m->meta.dataset) m->norm = dxrt::normalization(*m->meta.dataset, m->meta.input.floats);
     else m->norm = dxrt::Normalization{false, 1, {0}, {1}, m->meta.input.floats};
     return int(DX_OK);

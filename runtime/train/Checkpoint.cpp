@@ -237,31 +237,18 @@ static void read_floats(const std::string &bytes, size_t *pos, Floats &into, con
   *pos += n * sizeof(float);
 }
 
-Progress Checkpointer::load(const std::string &path, Arenas &a) {
-  // DONE says how many ranks wrote the checkpoint: every rank reads it, so a
-  // different rank count is refused by all of them alike.
-  const fs::path dir(path);
-  std::string done_text;
-  if (!read_whole((dir / "DONE").string(), &done_text))
-    throw collective(str("the checkpoint '", path, "' is incomplete (no DONE marker)"), "", __LINE__);
-  Json done = Json::parse(done_text, nullptr, false);
-  if (done.is_discarded() || !done.contains("ranks") || !done.contains("model"))
-    throw collective(str("the checkpoint's marker '", (dir / "DONE").string(), "' is corrupt"), "", __LINE__);
-  if (done["model"] != meta_.model)
-    throw collective(str("the checkpoint '", path, "' is of the model '", done["model"].get<std::string>(),
-                         "', not '", meta_.model, "'"),
-                     "give --checkpoint-dir the checkpoints of this model", __LINE__);
-  if (done["ranks"].get<int64_t>() != world_.size())
-    throw collective(str("the checkpoint '", path, "' was written by ", done["ranks"].get<int64_t>(), " rank(s); this run has ",
-                         world_.size()),
-                     str("resume with mpirun -np ", done["ranks"].get<int64_t>(),
-                         ": the data order and optimizer state belong to that rank count"),
-                     __LINE__);
-
-  const std::string file = (dir / rank_file(world_.rank())).string();
+// A rank file whose magic, checksum and header have been checked; its
+// arenas start at `arenas_at`. Throws dxrt::Error naming the file.
+struct RankFile {
   std::string bytes;
-  DXRT_CHECK(read_whole(file, &bytes), str("cannot open the checkpoint file '", file, "': ", std::strerror(errno)), "");
+  Json head;
+  size_t arenas_at = 0;
+};
 
+static RankFile read_rank_file(const std::string &file) {
+  RankFile f;
+  DXRT_CHECK(read_whole(file, &f.bytes), str("cannot open the checkpoint file '", file, "': ", std::strerror(errno)), "");
+  const std::string &bytes = f.bytes;
   const std::string corrupt = str("the checkpoint file '", file, "' is corrupt");
   DXRT_CHECK(bytes.size() >= sizeof kMagic + 8 + 4 && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0,
              str(corrupt, " (not a DeepEx checkpoint)"), "");
@@ -271,12 +258,47 @@ Progress Checkpointer::load(const std::string &path, Arenas &a) {
              str(corrupt, " (checksum mismatch)"), "delete this checkpoint's directory to resume from an older one");
   uint64_t head_len = 0;
   std::memcpy(&head_len, bytes.data() + sizeof kMagic, 8);
-  size_t pos = sizeof kMagic + 8;
-  DXRT_CHECK(pos + head_len <= bytes.size(), str(corrupt, " (bad header length)"), "");
-  Json head = Json::parse(bytes.substr(pos, head_len), nullptr, false);
-  DXRT_CHECK(!head.is_discarded(), str(corrupt, " (bad header)"), "");
-  pos += head_len;
+  const size_t pos = sizeof kMagic + 8;
+  DXRT_CHECK(head_len <= bytes.size() - pos, str(corrupt, " (bad header length)"), "");
+  f.head = Json::parse(bytes.substr(pos, head_len), nullptr, false);
+  DXRT_CHECK(f.head.is_object(), str(corrupt, " (bad header)"), "");
+  f.arenas_at = pos + head_len;
+  return f;
+}
 
+// DONE of the checkpoint at `dir`: its model and rank count, checked.
+// `who` ("--from: ") starts the messages.
+static Json read_done(const fs::path &dir, const std::string &path, const std::string &model, const std::string &who = "") {
+  std::string done_text;
+  if (!read_whole((dir / "DONE").string(), &done_text))
+    throw collective(str(who, "the checkpoint '", path, "' is incomplete (no DONE marker)"), "", __LINE__);
+  Json done = Json::parse(done_text, nullptr, false);
+  if (done.is_discarded() || !done.contains("ranks") || !done["ranks"].is_number_integer() ||
+      done["ranks"].get<int64_t>() < 1 || !done.contains("model") || !done["model"].is_string())
+    throw collective(str(who, "the checkpoint's marker '", (dir / "DONE").string(), "' is corrupt"), "", __LINE__);
+  if (done["model"] != model)
+    throw collective(str(who, "the checkpoint '", path, "' is of the model '", done["model"].get<std::string>(), "', not '",
+                         model, "'"),
+                     "give the checkpoints of this model", __LINE__);
+  return done;
+}
+
+Progress Checkpointer::load(const std::string &path, Arenas &a) {
+  // DONE says how many ranks wrote the checkpoint: every rank reads it, so a
+  // different rank count is refused by all of them alike.
+  const fs::path dir(path);
+  const Json done = read_done(dir, path, meta_.model);
+  if (done["ranks"].get<int64_t>() != world_.size())
+    throw collective(str("the checkpoint '", path, "' was written by ", done["ranks"].get<int64_t>(), " rank(s); this run has ",
+                         world_.size()),
+                     str("resume with mpirun -np ", done["ranks"].get<int64_t>(),
+                         ": the data order and optimizer state belong to that rank count"),
+                     __LINE__);
+
+  const std::string file = (dir / rank_file(world_.rank())).string();
+  const RankFile f = read_rank_file(file);
+  const Json &head = f.head;
+  const std::string corrupt = str("the checkpoint file '", file, "' is corrupt");
   if (head.value("metadata_hash", "") != hex(meta_hash_))
     throw collective(str("the checkpoint '", path, "' is of a different build of the model '", meta_.model,
                          "' (its metadata differs: layers, optimizer or data)"),
@@ -291,15 +313,69 @@ Progress Checkpointer::load(const std::string &path, Arenas &a) {
                      "resume with the same --seed: the data order and dropout depend on it", __LINE__);
   DXRT_CHECK(head.value("rank", -1) == world_.rank(), str(corrupt, " (it is rank ", head.value("rank", -1), "'s file)"), "");
 
-  read_floats(bytes, &pos, a.params, "parameter", file);
-  read_floats(bytes, &pos, a.buffers, "buffer", file);
-  read_floats(bytes, &pos, a.state, "optimizer state", file);
-  DXRT_CHECK(pos + 4 == bytes.size(), str(corrupt, " (trailing bytes)"), "");
+  size_t pos = f.arenas_at;
+  read_floats(f.bytes, &pos, a.params, "parameter", file);
+  read_floats(f.bytes, &pos, a.buffers, "buffer", file);
+  read_floats(f.bytes, &pos, a.state, "optimizer state", file);
+  DXRT_CHECK(pos + 4 == f.bytes.size(), str(corrupt, " (trailing bytes)"), "");
   try {
     return progress_from(head.at("progress"));
   } catch (const Json::exception &e) {
     DXRT_FAIL(str(corrupt, " (progress: ", e.what(), ")"), "");
   }
+}
+
+std::string checkpoint_step_dir(const std::string &path, const char *who) {
+  std::error_code ec;
+  DXRT_CHECK(fs::is_directory(path, ec), str(who, ": '", path, "' is not a directory"),
+             "give a checkpoint (DIR/step-NNNNNNNNN) or the checkpoint directory of a run (--checkpoint-dir)");
+  if (fs::exists(fs::path(path) / "DONE", ec)) return path;
+  std::string best;
+  for (const fs::directory_entry &e : fs::directory_iterator(path, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.is_directory() && name.rfind("step-", 0) == 0 && fs::exists(e.path() / "DONE") && name > best) best = name;
+  }
+  DXRT_CHECK(!best.empty(), str(who, ": '", path, "' is not a checkpoint (no DONE marker) and holds no complete one"),
+             "checkpoints are DIR/step-NNNNNNNNN directories with a DONE marker, written with --checkpoint-every N, "
+             "on SIGUSR1/SIGTERM or at --stop-after-epoch");
+  return (fs::path(path) / best).string();
+}
+
+std::string load_checkpoint_weights(const Metadata &meta, Arenas &a, const std::string &path, const char *who) {
+  const std::string at = checkpoint_step_dir(path, who);
+  const fs::path dir(at);
+  const int64_t ranks = read_done(dir, at, meta.model, str(who, ": "))["ranks"].get<int64_t>();
+  const std::string hash = hex(metadata_hash(meta.json));
+  // Under all-reduce every rank holds the same model: rank 0's is it. Under
+  // local SGD the ranks' models differ between averages, and the evaluation
+  // uses their average: so does this.
+  std::vector<Floats> sums;
+  int64_t read = 0;
+  for (int64_t r = 0; r < ranks; ++r) {
+    const std::string file = (dir / rank_file(int(r))).string();
+    const RankFile f = read_rank_file(file);
+    if (f.head.value("metadata_hash", "") != hash)
+      throw collective(str(who, ": the checkpoint '", at, "' is of a different build of the model '", meta.model,
+                           "' (its metadata differs: layers, optimizer or data)"),
+                       "use the executable or library compiled from the .dx file that wrote it", __LINE__);
+    const bool averaged = f.head.value("sync", std::string("allreduce")).rfind("average", 0) == 0;
+    Floats params(a.params.size()), buffers(a.buffers.size());
+    size_t pos = f.arenas_at;
+    read_floats(f.bytes, &pos, params, "parameter", file);
+    read_floats(f.bytes, &pos, buffers, "buffer", file);
+    if (r == 0) {
+      sums = {std::move(params), std::move(buffers)};
+    } else {
+      for (size_t i = 0; i < params.size(); ++i) sums[0][i] += params[i];
+      for (size_t i = 0; i < buffers.size(); ++i) sums[1][i] += buffers[i];
+    }
+    ++read;
+    if (!averaged) break;
+  }
+  const float scale = 1.0f / float(read);
+  for (size_t i = 0; i < a.params.size(); ++i) a.params[i] = read == 1 ? sums[0][i] : sums[0][i] * scale;
+  for (size_t i = 0; i < a.buffers.size(); ++i) a.buffers[i] = read == 1 ? sums[1][i] : sums[1][i] * scale;
+  return at;
 }
 
 } // namespace dxrt

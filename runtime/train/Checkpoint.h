@@ -51,6 +51,18 @@ private:
   uint64_t meta_hash_;
 };
 
+// The checkpoint a user named: `path` itself when it is one (has DONE), else
+// the newest complete step-* directory in it. Throws dxrt::Error, `who`
+// first ("--from", "dx_model_open").
+std::string checkpoint_step_dir(const std::string &path, const char *who);
+
+// The trained model of a checkpoint (parameters and buffers; not the
+// optimizer state) into the arenas, for prediction: rank 0's under
+// all-reduce, the ranks' average under local SGD (as the evaluation does).
+// Refuses another model or another build of it. No MPI: any process may
+// read any checkpoint. Returns the step directory read.
+std::string load_checkpoint_weights(const Metadata &meta, Arenas &a, const std::string &path, const char *who);
+
 // FNV-1a 64 of the metadata text: a checkpoint's model identity. The same
 // for the model compiled with --target=cpu and --target=cuda.
 uint64_t metadata_hash(const std::string &json);

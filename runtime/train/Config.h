@@ -42,6 +42,7 @@ struct RunConfig {
   std::string save_weights;    // --save-weights DIR: one NPY per tensor after training (train/Weights.h)
   std::string init_from;       // --init-from DIR: start from such a directory instead of the init rules
   bool print_weights = false;  // --print-weights: the weights index (names, shapes) as JSON, then exit
+  std::string from;            // --from CHECKPOINT: the weights --predict uses, from a checkpoint
   std::string predict;         // --predict INPUTS: outputs for new inputs (with --init-from), no training
   std::string predict_out = "predictions"; // --predict-out DIR: where --predict writes
   bool shuffle = true;         // --no-shuffle: every epoch visits the samples in file order

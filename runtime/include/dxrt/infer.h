@@ -48,7 +48,9 @@ enum {
   DX_ERROR_INTERNAL = 5  /* anything else (out of memory) */
 };
 
-/* Opens the model with the weights in weights_dir. max_batch: the largest
+/* Opens the model with the weights in weights_dir: a --save-weights
+ * directory (index.json), or a checkpoint (a step-* directory with DONE, or
+ * a --checkpoint-dir: its newest complete checkpoint). max_batch: the largest
  * number of samples evaluated at once (predict splits larger n into chunks
  * of it); 0 means 256. */
 int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out);
