@@ -20,6 +20,7 @@ PACKAGES=(
   python3-torch python3-numpy         # the reference of the gradient checks; NPY checks in tests
   python3-h5py                        # HDF5 files written by the tests (test/e2e/hdf5.test)
   gfortran pkg-config                 # the inference library's Fortran and C test programs (test/infer)
+  chromium python3-pil                # report-browser.test: report.html in headless Chromium, its screenshot decoded
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

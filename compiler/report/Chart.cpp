@@ -4,7 +4,9 @@
 #include "util/Format.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace dx::report {
@@ -16,6 +18,26 @@ const char *kGrey = "#7f7f7f";
 
 constexpr double kWidth = 700, kHeight = 420;
 constexpr double kLeft = 72, kRight = 180, kTop = 58, kBottom = 56;
+constexpr double kLegendText = 44; // from the plot's right edge to a legend label
+
+// About a text's width in DejaVu Sans (the font the page and the SVGs ask
+// for, and the one browsers on Debian use), a little over: character widths in
+// em, by class. The chart widens to fit its texts, or a long legend label (a
+// run's file name) is cut off at its edge. Measured in Chromium, "2 ranks
+// (mlp-np2-again.jsonl)" at 12 px is 177 px; this says 187.
+double textWidth(const std::string &text, double size, bool bold = false) {
+  double em = 0;
+  for (unsigned char ch : text) {
+    if ((ch & 0xC0) == 0x80) continue; // a UTF-8 continuation byte
+    if (ch >= 0x80) em += 0.8;
+    else if (std::strchr(" il|.,:;'!", ch)) em += 0.32;
+    else if (std::strchr("fjrt()[]{}-/", ch)) em += 0.4;
+    else if (std::strchr("mw%MW", ch)) em += 1.0;
+    else if (std::isupper(ch) || std::strchr("=<>+~#&@", ch)) em += 0.8;
+    else em += 0.64; // digits, most lower case letters
+  }
+  return em * size * (bold ? 1.12 : 1.0);
+}
 
 struct Axis {
   bool log = false;
@@ -30,11 +52,15 @@ struct Axis {
 
 std::string coord(double v) { return fixed(v, 1); }
 
-// Ticks of a linear axis get the decimals of their step (0.0, 0.2, ... 1.0);
-// those of a log axis (step 0) are whole numbers, or 3 significant digits below 1.
+// Ticks of a linear axis get the decimals of their step (0.0, 0.2, ... 1.0;
+// 97.5, 100.0, 102.5: a step of 2.5 needs one, or its labels would read 98,
+// 100, 103); those of a log axis (step 0) are whole numbers, or 3
+// significant digits below 1.
 std::string tickLabel(double v, double step, bool integer) {
   if (step > 0 && !integer) {
-    int digits = std::max(0, int(-std::floor(std::log10(step) + 1e-9)));
+    int digits = 0;
+    for (double scaled = step; digits < 6 && std::fabs(scaled - std::round(scaled)) > 1e-6 * scaled; scaled *= 10)
+      ++digits;
     if (digits == 0 && std::fabs(v) < 9e15) return withThousands(int64_t(std::llround(v)));
     return fixed(v, std::min(digits, 6));
   }
@@ -84,6 +110,20 @@ void logAxis(Axis &a, double lo, double hi) {
 
 bool usable(double v, bool log) { return std::isfinite(v) && (!log || v > 0); }
 
+// The stroke-dasharray (and -dashoffset) attributes of a line, "" if solid;
+// a legend's sample of a line that takes turns is dashed as the others (one
+// dash in its 24 px would hardly show its colour).
+std::string dashAttrs(const ChartLine &l, bool legend = false) {
+  if (!l.dashed) return "";
+  if (l.dashTurns <= 0 || legend) return " stroke-dasharray=\"6 4\"";
+  constexpr int kDash = 6;
+  return " stroke-dasharray=\"" + std::to_string(kDash) + " " + std::to_string(kDash * (l.dashTurns - 1)) +
+         "\" stroke-dashoffset=\"" + std::to_string(kDash * ((l.dashTurns - l.dashTurn) % l.dashTurns)) + "\"";
+}
+
+std::string strokeWidth(const ChartLine &l) { return l.wide ? "5" : "2"; }
+std::string markerRadius(const ChartLine &l) { return l.wide ? "5.5" : "3.5"; }
+
 } // namespace
 
 std::string renderSvg(const Chart &c) {
@@ -112,12 +152,16 @@ std::string renderSvg(const Chart &c) {
   else linearAxis(y, ylo, yhi, false);
 
   const double pw = kWidth - kLeft - kRight, ph = kHeight - kTop - kBottom;
+  double width = kWidth;
+  for (const ChartLine &l : c.lines) width = std::max(width, kLeft + pw + kLegendText + textWidth(l.label, 12) + 8);
+  width = std::max(width, kLeft + textWidth(c.title, 15, true) + 8);
+  width = std::max(width, kLeft + textWidth(c.subtitle, 12) + 8);
   auto X = [&](double v) { return kLeft + x.frac(v) * pw; };
   auto Y = [&](double v) { return kTop + (1 - y.frac(v)) * ph; };
 
   std::string s;
-  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + coord(kWidth) + "\" height=\"" + coord(kHeight) +
-       "\" viewBox=\"0 0 " + coord(kWidth) + " " + coord(kHeight) +
+  s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + coord(width) + "\" height=\"" + coord(kHeight) +
+       "\" viewBox=\"0 0 " + coord(width) + " " + coord(kHeight) +
        "\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"12\">\n";
   s += "<title>" + htmlEscape(c.title) + "</title>\n";
   s += "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n";
@@ -176,19 +220,22 @@ std::string renderSvg(const Chart &c) {
   const std::string clip = (c.id.empty() ? std::string("chart") : c.id) + "-plot";
   s += "<clipPath id=\"" + htmlEscape(clip) + "\"><rect x=\"" + coord(kLeft - 4) + "\" y=\"" + coord(kTop - 4) + "\" width=\"" +
        coord(pw + 8) + "\" height=\"" + coord(ph + 8) + "\"/></clipPath>\n<g clip-path=\"url(#" + htmlEscape(clip) + ")\">\n";
-  for (const ChartLine &l : c.lines) {
-    const std::string color = l.color < 0 ? kGrey : kPalette[l.color % 8];
-    std::string pts;
-    for (auto [px, py] : l.points)
-      if (usable(px, x.log) && usable(py, y.log)) pts += coord(X(px)) + "," + coord(Y(py)) + " ";
-    if (pts.empty()) continue;
-    s += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"2\"" +
-         (l.dashed ? " stroke-dasharray=\"6 4\"" : "") + " points=\"" + pts + "\"/>\n";
-    if (l.markers)
+  for (bool top : {false, true})
+    for (const ChartLine &l : c.lines) {
+      if (l.onTop != top) continue;
+      const std::string color = l.color < 0 ? kGrey : kPalette[l.color % 8];
+      std::string pts;
       for (auto [px, py] : l.points)
-        if (usable(px, x.log) && usable(py, y.log))
-          s += "<circle cx=\"" + coord(X(px)) + "\" cy=\"" + coord(Y(py)) + "\" r=\"3.5\" fill=\"" + color + "\"/>\n";
-  }
+        if (usable(px, x.log) && usable(py, y.log)) pts += coord(X(px)) + "," + coord(Y(py)) + " ";
+      if (pts.empty()) continue;
+      s += "<polyline fill=\"none\" stroke=\"" + color + "\" stroke-width=\"" + strokeWidth(l) + "\"" + dashAttrs(l) +
+           " points=\"" + pts + "\"/>\n";
+      if (l.markers)
+        for (auto [px, py] : l.points)
+          if (usable(px, x.log) && usable(py, y.log))
+            s += "<circle cx=\"" + coord(X(px)) + "\" cy=\"" + coord(Y(py)) + "\" r=\"" + markerRadius(l) +
+                 "\" fill=\"" + color + "\"/>\n";
+    }
   s += "</g>\n";
 
   // Legend, right of the plot.
@@ -197,10 +244,12 @@ std::string renderSvg(const Chart &c) {
     const std::string color = l.color < 0 ? kGrey : kPalette[l.color % 8];
     const double lx = kLeft + pw + 14;
     s += "<line x1=\"" + coord(lx) + "\" y1=\"" + coord(ly) + "\" x2=\"" + coord(lx + 24) + "\" y2=\"" + coord(ly) +
-         "\" stroke=\"" + color + "\" stroke-width=\"2\"" + (l.dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>\n";
+         "\" stroke=\"" + color + "\" stroke-width=\"" + strokeWidth(l) + "\"" + dashAttrs(l, true) + "/>\n";
     if (l.markers)
-      s += "<circle cx=\"" + coord(lx + 12) + "\" cy=\"" + coord(ly) + "\" r=\"3.5\" fill=\"" + color + "\"/>\n";
-    s += "<text x=\"" + coord(lx + 30) + "\" y=\"" + coord(ly + 4) + "\">" + htmlEscape(l.label) + "</text>\n";
+      s += "<circle cx=\"" + coord(lx + 12) + "\" cy=\"" + coord(ly) + "\" r=\"" + markerRadius(l) + "\" fill=\"" +
+           color + "\"/>\n";
+    s += "<text x=\"" + coord(kLeft + pw + kLegendText) + "\" y=\"" + coord(ly + 4) + "\">" + htmlEscape(l.label) +
+         "</text>\n";
     ly += 20;
   }
   s += "</svg>\n";

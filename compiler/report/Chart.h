@@ -15,7 +15,20 @@ struct ChartLine {
   std::vector<std::pair<double, double>> points; // drawn in this order
   int color = 0;        // index into the palette; -1: grey (ideal lines)
   bool dashed = false;
+  // Dashed lines that may lie on top of each other (a projection's ideal line
+  // and its model curves, all through (N0, 1) and near N / N0 within a node)
+  // take turns: with dashTurns n > 0 the line draws only the dashTurn-th of
+  // n dashes, so each of them shows where they coincide. Otherwise "6 4".
+  int dashTurn = 0, dashTurns = 0;
   bool markers = true;
+  // Lines that may coincide with a later one (parallel and learning speed-up,
+  // equal when the target takes as many epochs at every rank count): drawn
+  // 5 px wide (markers of radius 5.5, not 2 and 3.5), so a later line on top
+  // leaves its rim in sight.
+  bool wide = false;
+  // Drawn after the other lines (the ideal line, thin and dashed, over a
+  // measured speed-up that scales perfectly), in its place in the legend.
+  bool onTop = false;
 };
 
 struct Chart {

@@ -59,9 +59,15 @@ Chart speedupChart(const Series &s) {
   c.logX = c.logY = true;
   c.integerX = true;
   c.lines.push_back(ideal(s.baseRanks, s.rows.front().ranks, std::max<int64_t>(s.rows.back().ranks, 2 * s.baseRanks)));
+  // Where the speed-ups coincide (with the ideal: perfect scaling; with each
+  // other: as many epochs to the target at every rank count) none may hide
+  // another: the ideal is drawn over them, the learning speed-up inside a
+  // wide parallel one.
+  c.lines.back().onTop = true;
   ChartLine parallel, learning;
   parallel.label = "parallel speed-up";
   parallel.color = 0;
+  parallel.wide = true;
   learning.label = "learning speed-up";
   learning.color = 1;
   // One point per rank count: the speed-up of its runs' mean samples/s.
@@ -87,7 +93,11 @@ Chart projectionChart(const Series &s, const Projection &p) {
   c.integerX = true;
   int64_t hi = s.rows.back().ranks;
   for (const ProjectionRow &r : p.rows) hi = std::max(hi, r.ranks);
+  // The ideal line and the model's curves start together at (N0, 1) and, while
+  // the all-reduce is cheap, stay together: they take turns at the dashes,
+  // or the last one drawn would hide the others (a legend of lines unseen).
   c.lines.push_back(ideal(p.in.baseRanks, p.in.baseRanks, std::max(hi, 2 * p.in.baseRanks)));
+  c.lines.back().dashTurns = 1 + kAlgorithms;
   // The model's curves, at powers of two and at the asked rank counts.
   std::vector<int64_t> at;
   for (int64_t n = p.in.baseRanks; n < hi; n *= 2) at.push_back(n);
@@ -100,6 +110,8 @@ Chart projectionChart(const Series &s, const Projection &p) {
     l.label = std::string("model: ") + algorithmName(a);
     l.color = 2 + a;
     l.dashed = true;
+    l.dashTurn = 1 + a;
+    l.dashTurns = 1 + kAlgorithms;
     l.markers = false;
     for (int64_t n : at) l.points.push_back({double(n), projectAt(p.in, p.net, n).speedup[a]});
     c.lines.push_back(std::move(l));
