@@ -1,4 +1,5 @@
-// The dxrt_conv2d_* kernels: check the descriptors, then run oneDNN's
+// The dxrt_conv2d_* kernels: check the descriptors, then run the direct
+// kernel for few input channels (unless DXRT_CONV_DIRECT=0), else oneDNN's
 // primitive for the geometry, or im2col + GEMM where oneDNN has none (or
 // everywhere with DXRT_CONV=im2col). See Conv2d.h.
 #include "dxrt/kernels.h"
@@ -26,7 +27,24 @@ ConvBackend backend_from_env() {
 
 bool onednn_applies(const ConvGeometry &g);
 
+// -1 until the first call reads DXRT_CONV_DIRECT (0 turns the direct kernel off).
+std::atomic<int> g_direct{-1};
+
+bool direct_enabled() {
+  int d = g_direct.load(std::memory_order_relaxed);
+  if (d < 0) {
+    const char *v = std::getenv("DXRT_CONV_DIRECT");
+    d = !(v && std::strcmp(v, "0") == 0);
+    g_direct.store(d, std::memory_order_relaxed);
+  }
+  return d != 0;
+}
+
 void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
+  if (conv_backend() == ConvBackend::kOnednn && direct_enabled() && conv2d_direct_applies(dir, g)) {
+    conv2d_direct(dir, g, x, w, y);
+    return;
+  }
   if (onednn_applies(g) && conv2d_onednn(dir, g, x, w, y)) return;
   conv2d_im2col(dir, g, x, w, y);
 }
@@ -49,6 +67,8 @@ ConvBackend conv_backend() {
 }
 
 void set_conv_backend(ConvBackend backend) { g_backend = int(backend); }
+
+void set_conv_direct(bool on) { g_direct = int(on); }
 
 } // namespace dxrt
 
@@ -95,7 +115,11 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
                     str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
                         w.h, ", ", w.w, "]"));
-  if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
+  // The direct kernel's weight gradient when it takes the geometry, as the
+  // separate kernels would run it: the pair gives their results bit for bit.
+  const bool direct_dw = conv_backend() == ConvBackend::kOnednn && direct_enabled() &&
+                         conv2d_direct_applies(ConvDir::kGradWeight, g);
+  if (!direct_dw && onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
   run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

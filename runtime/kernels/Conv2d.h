@@ -23,9 +23,22 @@ enum class ConvBackend : int { kOnednn = 0, kIm2col = 1 };
 // set_conv_backend to run both paths on the same shapes.
 ConvBackend conv_backend();
 void set_conv_backend(ConvBackend backend);
+// Whether the oneDNN backend hands few-channel geometries to conv2d_direct
+// (default on; DXRT_CONV_DIRECT=0 at the first call turns it off). Tests
+// turn it off to run oneDNN on those shapes.
+void set_conv_direct(bool on);
 
 // im2col + GEMM, one image and one group at a time: takes every geometry.
 void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
+
+// Direct convolution on NCHW for few input channels (Conv2dDirect.cpp): the
+// forward and the weight gradient when C * KH * KW <= kDirectMaxTaps, stride
+// and dilation 1, one group. Cheaper than oneDNN there, which reorders the
+// large output (or dy) to and from its blocked layout around a little
+// arithmetic. conv2d_direct_applies says whether it takes the geometry.
+constexpr int64_t kDirectMaxTaps = 27;
+bool conv2d_direct_applies(ConvDir dir, const ConvGeometry &g);
+void conv2d_direct(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
 
 // oneDNN on the calling thread. Returns false, having done nothing, when
 // oneDNN has no implementation for the geometry or only its slow reference

@@ -2,7 +2,8 @@
 // gradients are checked by finite differences; and the float kernels'
 // gradients by finite differences too. Each runs on both backends (oneDNN
 // and im2col + GEMM, kernels/Conv2d.h), and ConvBackendsTest compares the
-// two on layer-sized shapes.
+// two on layer-sized shapes; ConvDirectTest the direct kernel for few input
+// channels with oneDNN and the reference.
 #include "dxrt/kernels.h"
 #include "kernels/Conv2d.h"
 
@@ -416,3 +417,80 @@ TEST(ConvDeathTest, GroupsMustDivideChannels) {
 }
 
 } // namespace
+
+// ---- the direct kernel for few input channels (kernels/Conv2dDirect.cpp) ----
+// Output widths around the 16-float vector (tails), asymmetric padding,
+// several kernel sizes and filter counts around its block of 8; against the
+// double reference, and against oneDNN with the direct kernel turned off.
+
+//                                               n  c   h   w   f kh kw sh sw pt pb pl pr dh dw groups
+const std::pair<const char *, Conv> kDirect[] = {{"gray_3x3", {3, 1, 20, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"gray_wide", {2, 1, 9, 37, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"rgb_5x5", {2, 1, 13, 17, 17, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1}},
+                                                 {"rgb_3x3", {2, 3, 11, 16, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"two_1x1", {2, 2, 5, 5, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}},
+                                                 {"asym_valid", {1, 2, 7, 33, 7, 2, 3, 1, 1, 0, 2, 3, 0, 1, 1, 1}},
+                                                 {"narrow", {4, 1, 3, 3, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}}};
+
+class ConvDirectTest : public ::testing::TestWithParam<Conv> {
+protected:
+  void TearDown() override { dxrt::set_conv_direct(true); }
+};
+
+TEST_P(ConvDirectTest, TakesTheGeometryAndMatchesTheReferenceAndOnednn) {
+  const Conv p = GetParam();
+  const dxrt::ConvGeometry g = geometry(p);
+  ASSERT_TRUE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kForward, g));
+  ASSERT_TRUE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradWeight, g));
+  EXPECT_FALSE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradInput, g)); // oneDNN's
+  auto x = rnd<float>(p.xs(), 31), w = rnd<float>(p.ws(), 32), dy = rnd<float>(p.ys(), 33);
+  dxrt::set_conv_direct(true);
+  Results direct = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+  dxrt::set_conv_direct(false);
+  Results onednn = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+  std::vector<double> ref_dx, ref_dw;
+  ref_backward(p, std::vector<double>(x.begin(), x.end()), std::vector<double>(w.begin(), w.end()),
+               std::vector<double>(dy.begin(), dy.end()), ref_dx, ref_dw);
+  const int64_t taps = p.c * p.kh * p.kw, pixels = p.n * p.ho() * p.wo();
+  expect_close(direct.y, ref_forward(p, x, w), taps, "direct y");
+  expect_close(direct.dw, ref_dw, pixels, "direct dw");
+  expect_close(direct.y, onednn.y, taps, "direct vs oneDNN y");
+  expect_close(direct.dw, onednn.dw, pixels, "direct vs oneDNN dw");
+  EXPECT_EQ(direct.dx, onednn.dx); // the input gradient is oneDNN's either way
+}
+
+// The pair kernel (dxrt_conv2d_backward) takes the direct weight gradient
+// too, so it still equals the separate kernels bit for bit.
+TEST_P(ConvDirectTest, FusedBackwardTakesTheDirectWeightGradient) {
+  const Conv p = GetParam();
+  auto x = rnd<float>(p.xs(), 41), w = rnd<float>(p.ws(), 42), dy = rnd<float>(p.ys(), 43);
+  Results separate = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+  std::vector<float> dx(size_t(p.xs()), 99.0f), dw(size_t(p.ws()), 99.0f);
+  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c / p.groups, p.kh, p.kw),
+               dyd = m4(dy, p.n, p.f, p.ho(), p.wo()), dxd = m4(dx, p.n, p.c, p.h, p.w),
+               dwd = m4(dw, p.f, p.c / p.groups, p.kh, p.kw);
+  _mlir_ciface_dxrt_conv2d_backward(&dyd, &xd, &wd, &dxd, &dwd, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh, p.dw,
+                                    p.groups);
+  EXPECT_EQ(dx, separate.dx);
+  EXPECT_EQ(dw, separate.dw);
+}
+
+INSTANTIATE_TEST_SUITE_P(FewChannels, ConvDirectTest,
+                         ::testing::ValuesIn([] {
+                           std::vector<Conv> v;
+                           for (const auto &c : kDirect) v.push_back(c.second);
+                           return v;
+                         }()),
+                         [](const ::testing::TestParamInfo<Conv> &info) { return std::string(kDirect[info.index].first); });
+
+TEST(ConvDirect, LeavesOtherGeometriesToOnednn) {
+  //                          n  c   h   w   f kh kw sh sw pt pb pl pr dh dw groups
+  const Conv many_taps = {1, 4, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1};   // 36 taps
+  const Conv strided = {1, 1, 8, 8, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1};     // stride 2
+  const Conv dilated = {1, 1, 9, 9, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1};     // dilation 2
+  const Conv grouped = {1, 2, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};     // two groups
+  for (const Conv &p : {many_taps, strided, dilated, grouped})
+    EXPECT_FALSE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kForward, geometry(p))) << p;
+  const Conv first_layer = {64, 1, 64, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}; // the microscopy CNN's
+  EXPECT_TRUE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kForward, geometry(first_layer)));
+}
