@@ -115,11 +115,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
                     str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
                         w.h, ", ", w.w, "]"));
-  // The direct kernel's weight gradient when it takes the geometry, as the
-  // separate kernels would run it: the pair gives their results bit for bit.
-  const bool direct_dw = conv_backend() == ConvBackend::kOnednn && direct_enabled() &&
-                         conv2d_direct_applies(ConvDir::kGradWeight, g);
-  if (!direct_dw && onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
+  if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
   run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

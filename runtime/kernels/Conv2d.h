@@ -32,10 +32,10 @@ void set_conv_direct(bool on);
 void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
 
 // Direct convolution on NCHW for few input channels (Conv2dDirect.cpp): the
-// forward and the weight gradient when C * KH * KW <= kDirectMaxTaps, stride
-// and dilation 1, one group. Cheaper than oneDNN there, which reorders the
-// large output (or dy) to and from its blocked layout around a little
-// arithmetic. conv2d_direct_applies says whether it takes the geometry.
+// forward when C * KH * KW <= kDirectMaxTaps, stride and dilation 1, one
+// group. Cheaper than oneDNN there, which reorders the large output from its
+// blocked layout after a little arithmetic. conv2d_direct_applies says
+// whether it takes the direction and geometry.
 constexpr int64_t kDirectMaxTaps = 27;
 bool conv2d_direct_applies(ConvDir dir, const ConvGeometry &g);
 void conv2d_direct(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
