@@ -39,6 +39,9 @@ void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 constexpr int64_t kDirectMaxTaps = 27;
 bool conv2d_direct_applies(ConvDir dir, const ConvGeometry &g);
 void conv2d_direct(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
+// For tests: the forward with one ISA's variant ("avx512f", "avx2",
+// "baseline"); false, having done nothing, when this CPU lacks it.
+bool conv2d_direct_isa(const char *isa, const ConvGeometry &g, const float *x, const float *w, float *y);
 
 // oneDNN on the calling thread. Returns false, having done nothing, when
 // oneDNN has no implementation for the geometry or only its slow reference

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <immintrin.h>
+#include <string>
 #include <vector>
 
 namespace dxrt {
@@ -137,6 +138,15 @@ Forward variant() {
 bool conv2d_direct_applies(ConvDir dir, const ConvGeometry &g) {
   return dir == ConvDir::kForward && g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
          g.c * g.kh * g.kw <= kDirectMaxTaps && g.n > 0 && g.c > 0 && g.f > 0 && g.ho > 0 && g.wo > 0;
+}
+
+bool conv2d_direct_isa(const char *isa, const ConvGeometry &g, const float *x, const float *w, float *y) {
+  const std::string name = isa;
+  if (name == "avx512f" && __builtin_cpu_supports("avx512f")) forward_avx512(g, x, w, y);
+  else if (name == "avx2" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) forward_avx2(g, x, w, y);
+  else if (name == "baseline") forward_baseline(g, x, w, y);
+  else return false;
+  return true;
 }
 
 void conv2d_direct(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {

@@ -455,6 +455,11 @@ TEST_P(ConvDirectTest, TakesTheForwardAndMatchesTheReferenceAndOnednn) {
   std::vector<float> own(size_t(p.ys()), 99.0f);
   dxrt::conv2d_direct(dxrt::ConvDir::kForward, g, x.data(), w.data(), own.data());
   EXPECT_EQ(own, direct.y);
+  // Every variant this CPU can run (the dispatch picks one), against the reference.
+  for (const char *isa : {"avx512f", "avx2", "baseline"}) {
+    std::vector<float> v(size_t(p.ys()), 99.0f);
+    if (dxrt::conv2d_direct_isa(isa, g, x.data(), w.data(), v.data())) expect_close(v, ref_forward(p, x, w), taps, isa);
+  }
   EXPECT_EQ(direct.dx, onednn.dx); // the gradients are oneDNN's either way
   EXPECT_EQ(direct.dw, onednn.dw);
 }
