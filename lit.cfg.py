@@ -2,6 +2,7 @@
 # (compiler/*/test) and end-to-end checks under test/.
 #   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -Dbuild_dir=build compiler test tools
 import os
+import shutil
 import lit.formats
 
 config.name = "DeepEx"
@@ -41,3 +42,16 @@ config.substitutions.append(("%examples", os.path.join(config.test_source_root, 
 # --target=cuda (no GPU needed).
 if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("cuda")
+# 'netns': root, with the right to make network namespaces (ip netns add), so
+# test/mpi/multinode.test can build two nodes joined by a veth pair.
+import shutil, subprocess
+if os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare") and \
+        subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0:
+    config.available_features.add("netns")
+# 'chromium': Debian's headless browser (scripts/setup.sh installs it), for the
+# test that loads the HTML report in a browser (report-browser.test).
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+else:
+    lit_config.note("chromium not found: compiler/report/test/report-browser.test is skipped "
+                    "(scripts/setup.sh installs Debian's chromium)")
