@@ -44,7 +44,7 @@ if os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("cuda")
 # 'netns': root, with the right to make network namespaces (ip netns add), so
 # test/mpi/multinode.test can build two nodes joined by a veth pair.
-import shutil, subprocess
+import subprocess
 if os.geteuid() == 0 and shutil.which("ip") and shutil.which("unshare") and \
         subprocess.run(["unshare", "--net", "true"], capture_output=True).returncode == 0:
     config.available_features.add("netns")
