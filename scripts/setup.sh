@@ -10,7 +10,7 @@ PACKAGES=(
   antlr4 libantlr4-runtime-dev libcli11-dev
   llvm-19-dev libmlir-19-dev mlir-19-tools   # MLIR/LLVM 19: the code generator
   llvm-19-tools                       # lit and FileCheck
-  clang libclang-rt-14-dev            # libFuzzer for the front-end fuzz test
+  clang libclang-rt-14-dev            # libFuzzer for the fuzz tests (fuzz/run.sh)
   libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
   libdnnl-dev                                                    # oneDNN: libdxrt's convolutions
   libpng-dev libjpeg62-turbo-dev                                 # dx-datagen image folders; the image-folder reader

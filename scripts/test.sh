@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the whole test suite: the lit suite (parser, AST, shapes, diagnostics,
 # MLIRGen, autodiff, lowering, gradient checks, examples, end to end), the
-# runtime's unit tests, and a bounded fuzzing run of the front end.
+# runtime's unit tests, and a bounded fuzzing run of the front end and of the
+# readers of untrusted files (fuzz/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh build

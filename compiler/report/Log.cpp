@@ -33,6 +33,31 @@ std::string Goal::str() const { return metric + " " + op + " " + shortest(value)
 
 namespace {
 
+// The largest count (ranks, batches, steps, samples, parameters) a log may
+// give: 2^53, the integers JSON carries exactly to any reader (RFC 8259 §6).
+// The report multiplies and adds counts; readLog also bounds the products it
+// forms (global batch, samples per epoch, steps in all), so that none of that
+// int64_t arithmetic can overflow, whatever a log says.
+constexpr int64_t kMaxCount = int64_t(1) << 53;
+
+// A value for a message: its JSON text, cut short when long. A deeply nested
+// one is only named: nlohmann's dump() recurses, and a crafted line of
+// 100,000 '[' would overflow the stack.
+std::string shown(const Json &v) {
+  constexpr int kMaxDepth = 16;
+  std::vector<std::pair<const Json *, int>> todo = {{&v, 0}};
+  while (!todo.empty()) {
+    const auto [j, depth] = todo.back();
+    todo.pop_back();
+    if (!j->is_structured()) continue;
+    if (depth == kMaxDepth) return v.is_array() ? "an array nested deeper than 16" : "an object nested deeper than 16";
+    for (const Json &c : *j) todo.push_back({&c, depth + 1});
+  }
+  std::string text = v.dump();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
 // The fields of one event, with typed getters that throw InputError naming
 // the file, the line, the event and the field.
 class Event {
@@ -69,15 +94,16 @@ public:
     }
     wrongType(key, "an integer", v);
   }
+  // Counts: at least 1, or at least 0; at most kMaxCount.
   int64_t positive(const char *key) const {
     int64_t n = integer(key);
     if (n < 1) fail(field(key) + " must be at least 1, not " + std::to_string(n));
-    return n;
+    return belowMaxCount(key, n);
   }
   int64_t nonNegativeInt(const char *key) const {
     int64_t n = integer(key);
     if (n < 0) fail(field(key) + " is negative (" + std::to_string(n) + ")");
-    return n;
+    return belowMaxCount(key, n);
   }
   std::optional<int64_t> optInteger(const char *key) const {
     if (!has(key)) return std::nullopt;
@@ -105,7 +131,11 @@ private:
     return j_[key];
   }
   [[noreturn]] void wrongType(const char *key, const char *expected, const Json &v) const {
-    fail(field(key) + " must be " + expected + ", not " + v.dump());
+    fail(field(key) + " must be " + expected + ", not " + shown(v));
+  }
+  int64_t belowMaxCount(const char *key, int64_t n) const {
+    if (n > kMaxCount) fail(field(key) + " is " + std::to_string(n) + ", more than any run counts (2^53)");
+    return n;
   }
   const Json &j_;
   std::string file_;
@@ -119,7 +149,11 @@ void readBatch(const Event &e, RunLog &r) {
     e.fail("the 'start' event has neither 'per_rank_batch' nor 'global_batch' (one of them is required)");
   if (e.has("per_rank_batch")) r.perRankBatch = e.positive("per_rank_batch");
   if (e.has("global_batch")) r.globalBatch = e.positive("global_batch");
-  if (!r.globalBatch) r.globalBatch = r.perRankBatch * r.ranks;
+  if (!r.globalBatch) {
+    if (r.perRankBatch > kMaxCount / r.ranks)
+      e.fail("'per_rank_batch' x 'ranks' of the 'start' event (the global batch) is more than any run counts (2^53)");
+    r.globalBatch = r.perRankBatch * r.ranks;
+  }
   if (!r.perRankBatch && r.globalBatch % r.ranks == 0) r.perRankBatch = r.globalBatch / r.ranks;
 }
 
@@ -147,7 +181,7 @@ void readStart(const Event &e, RunLog &r) {
     const char *shape = " must be an object like {\"metric\":\"accuracy\",\"op\":\">=\",\"value\":0.9}";
     if (!g.is_object() || !g.contains("metric") || !g["metric"].is_string() || !g.contains("op") ||
         !g["op"].is_string() || !g.contains("value") || !g["value"].is_number())
-      e.fail(e.field("goal") + shape + ", not " + g.dump());
+      e.fail(e.field("goal") + shape + ", not " + shown(g));
     Goal goal{g["metric"].get<std::string>(), g["op"].get<std::string>(), g["value"].get<double>()};
     if (!isMetric(goal.metric))
       e.fail("the goal's metric must be accuracy, iou, mae, rmse, r2, loss or val_loss, not '" + goal.metric + "'");
@@ -196,11 +230,15 @@ EpochRecord readEpoch(const Event &e) {
 }
 
 // "syntax error while parsing value - invalid literal; last read: 'x'" from
-// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: ...".
-std::string parseMessage(const Json::parse_error &e) {
+// nlohmann's "[json.exception.parse_error.101] parse error at line 1, column 5: ...",
+// and "number overflow parsing '1e400'" from "[json.exception.out_of_range.406] ...".
+std::string parseMessage(const Json::exception &e) {
   std::string m = e.what();
-  if (size_t p = m.find("column "); p != std::string::npos)
+  if (size_t p = m.find("column "); p != std::string::npos) {
     if (size_t q = m.find(": ", p); q != std::string::npos) m = m.substr(q + 2);
+  } else if (size_t q = m.find("] "); m.rfind("[json.exception.", 0) == 0 && q != std::string::npos) {
+    m = m.substr(q + 2);
+  }
   return m;
 }
 
@@ -216,6 +254,20 @@ void fillFallbacks(RunLog &r) {
     for (const EpochRecord &e : r.epochs)
       if (e.epoch == r.target->epoch) r.target->trainTime = e.trainTime;
   }
+}
+
+// The counts the report forms from the epochs, the steps of them all and the
+// samples of one (steps_per_epoch x global batch), within kMaxCount as the
+// log's own counts are.
+void checkTotals(const RunLog &r, int startLine) {
+  int64_t steps = 0;
+  for (const EpochRecord &e : r.epochs)
+    if ((steps += e.steps) > kMaxCount)
+      throw InputError(r.path, e.line, 0,
+                       "the epochs up to this one take " + std::to_string(steps) + " steps, more than any run counts (2^53)");
+  if (r.stepsPerEpoch > kMaxCount / r.globalBatch)
+    throw InputError(r.path, startLine, 0,
+                     "steps per epoch x global batch (the samples of an epoch) is more than any run counts (2^53)");
 }
 
 } // namespace
@@ -236,7 +288,7 @@ RunLog readLog(const std::string &path) {
   int endLine = 0;
   int64_t resumedAt = -1; // the epoch of a resume event not yet followed by an epoch event
   int resumeLine = 0;
-  int lineNo = 0;
+  int lineNo = 0, startLine = 0;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
@@ -258,10 +310,12 @@ RunLog readLog(const std::string &path) {
                          "writing it?); remove the line to report the rest");
       throw InputError(path, lineNo, int(std::min<size_t>(e.byte, line.size())),
                        "not valid JSON: " + parseMessage(e));
+    } catch (const Json::out_of_range &e) { // a number beyond double's range, such as 1e400
+      throw InputError(path, lineNo, 0, "not valid JSON: " + parseMessage(e));
     }
-    if (!j.is_object()) throw InputError(path, lineNo, 0, "expected a JSON object (one event per line), got " + j.dump());
+    if (!j.is_object()) throw InputError(path, lineNo, 0, "expected a JSON object (one event per line), got " + shown(j));
     if (!j.contains("event")) throw InputError(path, lineNo, 0, "the object has no 'event' field");
-    if (!j["event"].is_string()) throw InputError(path, lineNo, 0, "'event' must be a string, not " + j["event"].dump());
+    if (!j["event"].is_string()) throw InputError(path, lineNo, 0, "'event' must be a string, not " + shown(j["event"]));
     const std::string name = j["event"].get<std::string>();
     Event e(j, path, lineNo, "'" + name + "'");
 
@@ -270,6 +324,7 @@ RunLog readLog(const std::string &path) {
         e.fail("the first event is '" + name + "'; a metrics log begins with a 'start' event");
       readStart(e, r);
       started = true;
+      startLine = lineNo;
       continue;
     }
     if (name == "start")
@@ -344,6 +399,7 @@ RunLog readLog(const std::string &path) {
   }
   if (!started) throw InputError(path, 0, 0, "the log is empty: no 'start' event");
   fillFallbacks(r);
+  checkTotals(r, startLine);
   return r;
 }
 

@@ -40,6 +40,17 @@ int64_t shape_numel(const std::vector<int64_t> &shape) {
   return n;
 }
 
+bool shape_within_bounds(const std::vector<int64_t> &shape) {
+  int64_t product = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || d > kMaxElements) return false;
+    if (d == 0) continue;
+    if (product > kMaxElements / d) return false; // product * d > kMaxElements
+    product *= d;
+  }
+  return true;
+}
+
 int64_t ArrayLayout::numel() const { return shape_numel(shape); }
 int64_t Array::numel() const { return shape_numel(shape); }
 
@@ -127,21 +138,30 @@ std::vector<float> to_floats(const Array &a) {
   return out;
 }
 
+bool is_label(double v, int64_t classes) {
+  // Without a class count the conversion to int64_t bounds the labels: beyond
+  // 2^63 it would be undefined (a float64 label file may hold 1e300).
+  const double limit = classes > 0 ? double(classes) : 0x1p63;
+  return std::isfinite(v) && v == std::floor(v) && v >= 0 && v < limit;
+}
+
+std::string label_problem(int64_t classes) {
+  return classes > 0 ? str("outside [0, ", classes, ")") : std::string("not a class index in [0, 2^63)");
+}
+
 std::vector<int64_t> to_labels(const Array &a, int64_t classes) {
   std::vector<int64_t> out(size_t(a.numel()));
   int64_t bad = -1;
   double badv = 0;
   each(a, [&](int64_t i, double v) {
-    bool ok = std::isfinite(v) && v == std::floor(v) && v >= 0 && (classes <= 0 || v < double(classes));
+    const bool ok = is_label(v, classes);
     if (!ok && bad < 0) {
       bad = i;
       badv = v;
     }
     out[size_t(i)] = ok ? int64_t(v) : 0;
   });
-  DXRT_CHECK(bad < 0,
-             str("label file '", a.file, "': label ", bad, " is ", badv,
-                 classes > 0 ? str(", outside [0, ", classes, ")") : std::string(", not a class index >= 0")),
+  DXRT_CHECK(bad < 0, str("label file '", a.file, "': label ", bad, " is ", badv, ", ", label_problem(classes)),
              classes > 0 ? str("the dataset block says classes: ", classes, "; check it and the label file")
                          : std::string("labels must be non-negative integers"));
   return out;

@@ -18,6 +18,14 @@ const char *dtype_name(Dtype t);
 // The number of elements of an array of `shape` (1 for a scalar, []).
 int64_t shape_numel(const std::vector<int64_t> &shape);
 
+// The most elements a file's header may announce (8 TiB of float64), and
+// whether a shape from a header keeps within it: every dimension >= 0 and
+// the product of the non-zero ones at most kMaxElements, so that no product
+// of some of its dimensions (shape_numel of the shape, of a sample, of a
+// shape with a zero in it) can overflow int64_t.
+constexpr int64_t kMaxElements = int64_t(1) << 40;
+bool shape_within_bounds(const std::vector<int64_t> &shape);
+
 // Where and how a file holds its array: the data starts at byte `offset`,
 // C order, big-endian elements for IDX, little-endian for NPY.
 struct ArrayLayout {
@@ -50,6 +58,12 @@ Array array_from_file(std::vector<uint8_t> bytes, const ArrayLayout &layout, con
 std::vector<float> to_floats(const Array &a);
 // Labels: integers (or floats holding integers) in [0, classes) when classes > 0, >= 0 otherwise.
 std::vector<int64_t> to_labels(const Array &a, int64_t classes);
+// Whether v is a label as to_labels (and the CSV reader) take one: an
+// integer in [0, classes), or without a class count (classes <= 0) in
+// [0, 2^63), the range of the int64_t it becomes.
+bool is_label(double v, int64_t classes);
+// "outside [0, 10)" or "not a class index in [0, 2^63)", after "label 1e+300 is".
+std::string label_problem(int64_t classes);
 
 // The one conversion of inputs to model floats, for read and mapped splits:
 // out[j] = (float(x[j]) * scale - mean) * inv_std for the `count` elements x

@@ -15,8 +15,15 @@
 
 namespace dxrt {
 
+// Deflate expands its input at most 1032-fold (zlib's FAQ), the bound on
+// what a gzip file of a given size decompresses to.
+static constexpr size_t kMaxDeflateRatio = 1032;
+
 // A guess of the file's size once read, to allocate once: the file size, or
-// for gzip the uncompressed size mod 2^32 its trailer records.
+// for gzip the uncompressed size mod 2^32 its trailer records, unless that
+// is more than deflate can give: the last 4 bytes are only a trailer's when
+// the file ends with a gzip member (gzread ignores trailing garbage), and a
+// crafted file must not make the reader reserve 4 GiB.
 static size_t expected_size(const std::string &path, size_t file_size) {
   std::FILE *f = std::fopen(path.c_str(), "rb");
   if (!f) return file_size;
@@ -24,9 +31,10 @@ static size_t expected_size(const std::string &path, size_t file_size) {
   size_t guess = file_size;
   if (std::fread(head, 1, 2, f) == 2 && head[0] == 0x1f && head[1] == 0x8b && file_size >= 18 &&
       std::fseek(f, -4, SEEK_END) == 0 && std::fread(tail, 1, 4, f) == 4)
-    guess = size_t(tail[0]) | size_t(tail[1]) << 8 | size_t(tail[2]) << 16 | size_t(tail[3]) << 24;
+    guess = std::min(size_t(tail[0]) | size_t(tail[1]) << 8 | size_t(tail[2]) << 16 | size_t(tail[3]) << 24,
+                     file_size * kMaxDeflateRatio);
   std::fclose(f);
-  return std::min(guess, size_t(1) << 32);
+  return guess;
 }
 
 static void check_exists(const std::string &path) {
@@ -44,12 +52,15 @@ std::vector<uint8_t> read_file(const std::string &path) {
   DXRT_CHECK(f != nullptr, str("cannot open data file '", path, "': ", std::strerror(errno)), "");
   gzbuffer(f, 1 << 17);
   std::vector<uint8_t> out;
-  out.reserve(expected_size(path, size_t(std::filesystem::file_size(path, ec))));
+  const size_t expected = expected_size(path, size_t(std::filesystem::file_size(path, ec)));
+  out.reserve(expected);
   const size_t chunk = size_t(1) << 22;
   for (;;) {
-    size_t have = out.size();
-    out.resize(have + chunk);
-    int got = gzread(f, out.data() + have, unsigned(chunk));
+    // Up to the expected size (and one byte more, to meet the end in the
+    // same call), then 4 MiB at a time: a small file costs no 4 MiB buffer.
+    const size_t have = out.size(), want = std::min(have <= expected ? expected - have + 1 : chunk, chunk);
+    out.resize(have + want);
+    int got = gzread(f, out.data() + have, unsigned(want));
     if (got < 0) {
       int errnum = 0;
       std::string msg = gzerror(f, &errnum);
@@ -59,7 +70,7 @@ std::vector<uint8_t> read_file(const std::string &path) {
                 "the file is damaged or truncated; download or generate it again");
     }
     out.resize(have + size_t(got));
-    if (size_t(got) < chunk) break;
+    if (size_t(got) < want) break;
   }
   int errnum = 0;
   std::string msg = gzerror(f, &errnum);

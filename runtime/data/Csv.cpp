@@ -1,6 +1,7 @@
 #include "data/Csv.h"
 
 #include "common/Check.h"
+#include "data/Array.h"
 #include "data/Bytes.h"
 
 #include <charconv>
@@ -65,8 +66,7 @@ CsvTable read_csv(const std::string &path, int64_t label_column, bool header, in
         t.x.push_back(float(v));
         continue;
       }
-      DXRT_CHECK(v == std::floor(v) && v >= 0 && (classes <= 0 || v < double(classes)),
-                 str(where, ": label ", v, classes > 0 ? str(" is outside [0, ", classes, ")") : std::string(" is not a class index >= 0")),
+      DXRT_CHECK(is_label(v, classes), str(where, ": label ", v, " is ", label_problem(classes)),
                  classes > 0 ? str("the dataset block says classes: ", classes) : std::string("labels are non-negative integers"));
       t.y.push_back(int64_t(v));
     }

@@ -7,6 +7,7 @@
 
 #include <glob.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -62,6 +63,22 @@ hid_t native_of(Dtype dt) {
   case Dtype::F64: return H5T_NATIVE_DOUBLE;
   }
   return H5T_NATIVE_FLOAT;
+}
+
+// Whether the file holds the `bytes` of data its dataset's header announces
+// (all of them unfiltered, a kMaxHdf5FilterRatio-th of them filtered):
+// a dataspace message is a few bytes, and read_all() (and the order of the
+// samples) would allocate what it says before libhdf5 reads anything. A
+// dataset created but never (fully) written stores less too: its reads
+// would give the fill value, which is no data either.
+bool data_is_stored(hid_t dataset, uint64_t bytes, const std::string &file, uint64_t *stored, bool *filtered) {
+  const hid_t dcpl = H5Dget_create_plist(dataset);
+  *filtered = dcpl >= 0 && H5Pget_nfilters(dcpl) > 0;
+  if (dcpl >= 0) H5Pclose(dcpl);
+  std::error_code ec;
+  // The storage a (crafted) layout message claims lies within the file.
+  *stored = std::min<uint64_t>(H5Dget_storage_size(dataset), std::filesystem::file_size(file, ec));
+  return *filtered ? (bytes + kMaxHdf5FilterRatio - 1) / kMaxHdf5FilterRatio <= *stored : bytes <= *stored;
 }
 
 std::string describe_class(hid_t type) {
@@ -131,7 +148,7 @@ void Hdf5Source::open_all() {
     q.dataset_id = H5Dopen2(q.file_id, ref.path.c_str(), H5P_DEFAULT);
     DXRT_CHECK(q.dataset_id >= 0, str("'", ref.path, "' in HDF5 file '", file, "' is not a dataset (a group?)"), kHint);
     const hid_t type = H5Dget_type(q.dataset_id), space = H5Dget_space(q.dataset_id);
-    Dtype dt;
+    Dtype dt = Dtype::F32; // set by element_type() when known
     hid_t native;
     const bool known = element_type(type, &dt, &native);
     const std::string what = describe_class(type);
@@ -145,6 +162,16 @@ void Hdf5Source::open_all() {
     DXRT_CHECK(rank >= 1, str("dataset '", ref.path, "' of HDF5 file '", file, "' is a scalar"),
                "the first dimension counts the samples");
     std::vector<int64_t> shape(dims.begin(), dims.end());
+    DXRT_CHECK(shape_within_bounds(shape),
+               str("dataset '", ref.path, "' of HDF5 file '", file, "' claims an absurd shape ", shape_str(shape)), kHint);
+    const uint64_t bytes = uint64_t(shape_numel(shape)) * dtype_size(dt);
+    uint64_t stored = 0;
+    bool filtered = false;
+    DXRT_CHECK(data_is_stored(q.dataset_id, bytes, file, &stored, &filtered),
+               str("dataset '", ref.path, "' of HDF5 file '", file, "' has shape ", shape_str(shape), " of ",
+                   dtype_name(dt), " (", bytes, " bytes), but stores only ", stored, " bytes",
+                   filtered ? " (compressed)" : ""),
+               "the file is truncated or corrupt, or the dataset was created and not (fully) written");
     if (parts_.size() == 1) {
       shape_ = shape;
       shape_[0] = 0;
@@ -164,6 +191,9 @@ void Hdf5Source::open_all() {
     q.first = shape_[0];
     q.n = shape[0];
     shape_[0] += shape[0];
+    DXRT_CHECK(shape_within_bounds(shape_),
+               str("dataset '", ref.spec, "' concatenated over ", parts_.size(), " files has an absurd shape ",
+                   shape_str(shape_)), "");
   }
 }
 

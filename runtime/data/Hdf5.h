@@ -21,6 +21,12 @@
 
 namespace dxrt {
 
+// A dataset holds at most this many times the bytes it stores (filters such
+// as gzip and szip compress, but not further); one that claims more is
+// refused when opened, so that what read_all() allocates is bounded by the
+// size of the file, whatever its header says.
+constexpr uint64_t kMaxHdf5FilterRatio = uint64_t(1) << 16;
+
 struct Hdf5Ref {
   std::string spec;               // as written, for messages
   std::vector<std::string> files; // the files, glob expanded, in order

@@ -34,14 +34,9 @@ ArrayLayout parse_idx(const uint8_t *bytes, size_t size, const std::string &path
   a.offset = 4 + 4 * size_t(ndim);
   DXRT_CHECK(size >= a.offset, str(what, " is truncated inside its header (", ndim, " dimensions need ", a.offset,
                                    " bytes, the file has ", size, ")"), hint);
-  uint64_t numel = 1;
-  for (int d = 0; d < ndim; ++d) {
-    uint32_t dim = be32(&bytes[4 + 4 * size_t(d)]);
-    a.shape.push_back(int64_t(dim));
-    numel *= dim;
-    DXRT_CHECK(numel <= (uint64_t(1) << 40), str(what, " claims an absurd size ", shape_str(a.shape)), hint);
-  }
-  uint64_t want = numel * dtype_size(a.dtype), have = size - a.offset;
+  for (int d = 0; d < ndim; ++d) a.shape.push_back(int64_t(be32(&bytes[4 + 4 * size_t(d)])));
+  DXRT_CHECK(shape_within_bounds(a.shape), str(what, " claims an absurd size ", shape_str(a.shape)), hint);
+  uint64_t want = uint64_t(a.numel()) * dtype_size(a.dtype), have = size - a.offset;
   DXRT_CHECK(have >= want, str(what, " is truncated: its header says ", shape_str(a.shape), " ", dtype_name(a.dtype),
                                " = ", want, " bytes of data, the file has ", have),
              "download or generate the file again");

@@ -25,6 +25,24 @@ namespace {
   throw Error(str("image '", name, "': ", why), "remove or replace the file (or re-encode it as JPEG or PNG)");
 }
 
+// The most pixels an image may have: PIL's (twice Image.MAX_IMAGE_PIXELS,
+// where it raises DecompressionBombError), so torchvision's ImageFolder
+// refuses such a file too. A JPEG or PNG header of a few bytes can claim
+// 65000 x 65000 pixels, which would be allocated (by us, or by libjpeg for a
+// progressive file) before a single one is decoded. The fuzzing build stops
+// at 4 Mpx: bigger images cost it only time.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+constexpr int64_t kMaxPixels = int64_t(1) << 22;
+#else
+constexpr int64_t kMaxPixels = 2 * int64_t(89478485);
+#endif
+
+// "" when a width x height image may be decoded, else why not.
+std::string too_big(int64_t width, int64_t height) {
+  if (width * height <= kMaxPixels) return "";
+  return str(width, " x ", height, " pixels is more than the ", kMaxPixels, " DeepEx decodes (a decompression bomb?)");
+}
+
 // ---- JPEG ----
 
 struct JpegError {
@@ -73,6 +91,10 @@ void decode_jpeg(const uint8_t *data, size_t size, const std::string &name, Imag
   jpeg_create_decompress(&cinfo);
   jpeg_mem_src(&cinfo, data, static_cast<unsigned long>(size));
   jpeg_read_header(&cinfo, TRUE);
+  if (const std::string why = too_big(cinfo.image_width, cinfo.image_height); !why.empty()) {
+    jpeg_destroy_decompress(&cinfo);
+    fail(name, why);
+  }
   const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
   cinfo.out_color_space = cinfo.jpeg_color_space == JCS_GRAYSCALE ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
   jpeg_start_decompress(&cinfo);
@@ -132,6 +154,10 @@ void decode_png(const uint8_t *data, size_t size, const std::string &name, Image
   if (!info) png_error(png, "out of memory");
   png_set_read_fn(png, &src, png_read_fn);
   png_read_info(png, info);
+  if (const std::string why = too_big(png_get_image_width(png, info), png_get_image_height(png, info)); !why.empty()) {
+    png_destroy_read_struct(&png, &info, nullptr); // not png_error: a longjmp would skip why's destructor
+    fail(name, why);
+  }
   // To 8-bit grey or RGB: palettes and low bit depths expanded, 16 bits
   // reduced, alpha dropped (not composited, as PIL's convert("RGB")).
   const int type = png_get_color_type(png, info);

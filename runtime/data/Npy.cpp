@@ -80,7 +80,6 @@ ArrayLayout parse_npy(const uint8_t *bytes, size_t size, const std::string &path
   DXRT_CHECK(shape.size() >= 2 && shape.front() == '(' && shape.back() == ')',
              str(what, " has a malformed shape ", shape), hint);
   std::string dims = shape.substr(1, shape.size() - 2);
-  uint64_t numel = 1;
   for (size_t i = 0; i < dims.size();) {
     while (i < dims.size() && (dims[i] == ' ' || dims[i] == ',')) ++i;
     if (i >= dims.size()) break;
@@ -88,16 +87,15 @@ ArrayLayout parse_npy(const uint8_t *bytes, size_t size, const std::string &path
     int64_t d = 0;
     while (i < dims.size() && std::isdigit(static_cast<unsigned char>(dims[i]))) {
       d = d * 10 + (dims[i++] - '0');
-      DXRT_CHECK(d <= (int64_t(1) << 40), str(what, " claims an absurd shape ", shape), hint);
+      DXRT_CHECK(d <= kMaxElements, str(what, " claims an absurd shape ", shape), hint);
     }
     if (i < dims.size() && dims[i] == 'L') ++i; // Python 2 longs
     a.shape.push_back(d);
-    numel *= uint64_t(d);
-    DXRT_CHECK(numel <= (uint64_t(1) << 40), str(what, " claims an absurd shape ", shape), hint);
   }
+  DXRT_CHECK(shape_within_bounds(a.shape), str(what, " claims an absurd shape ", shape), hint);
   DXRT_CHECK(!a.shape.empty(), str(what, " holds a 0-dimensional array (a scalar)"),
              "save an array of shape [N, ...sample] (inputs) or [N] (labels)");
-  uint64_t want = numel * dtype_size(a.dtype), have = size - a.offset;
+  uint64_t want = uint64_t(a.numel()) * dtype_size(a.dtype), have = size - a.offset;
   DXRT_CHECK(have >= want, str(what, " is truncated: its header says ", shape_str(a.shape), " ", dtype_name(a.dtype),
                                " = ", want, " bytes of data, the file has ", have),
              "write the file again");

@@ -4,6 +4,7 @@
 #include "TestUtil.h"
 #include "common/Check.h"
 #include "data/Array.h"
+#include "data/Bytes.h"
 #include "data/Csv.h"
 #include "data/Dataset.h"
 #include "data/Order.h"
@@ -394,6 +395,56 @@ TEST(Csv, BadFilesAreErrors) {
   expect_error([&] { read_csv(d / "empty.csv", -1, true, 0); }, {"no data rows"});
   dxtest::write_text(d / "inf.csv", "1,inf\n");
   expect_error([&] { read_csv(d / "inf.csv", -1, false, 0); }, {"'inf' is not a finite number"});
+}
+
+// Crafted headers, seen with the reader fuzzers (fuzz/README.md, Findings).
+
+// A gzip file's last 4 bytes are its uncompressed size only when it ends
+// with a gzip member; zlib ignores trailing bytes, and those may say 4 GiB,
+// which read_file reserved (dx_idx_fuzzer: out-of-memory).
+TEST(Crafted, GzipSizeGuessIsBoundedByTheFileSize) {
+  TempDir d;
+  const std::vector<uint8_t> idx = dxtest::idx_u8({2}, {1, 2});
+  dxtest::write_bytes(d / "x.gz", idx, true);
+  std::vector<uint8_t> gz = dxtest::read_bytes(d / "x.gz");
+  gz.insert(gz.end(), {0xf0, 0xff, 0xff, 0xff});
+  dxtest::write_bytes(d / "x.gz", gz);
+  const std::vector<uint8_t> got = read_file(d / "x.gz");
+  EXPECT_EQ(got, idx);
+  EXPECT_LT(got.capacity(), size_t(1) << 20);
+}
+
+// Dimensions whose product wraps around 2^64 (2^20 x 2^20 x 2^24): a 16-byte
+// header read as an empty array of that shape, whose element count then
+// overflowed int64_t (UBSan in dx_idx_fuzzer and dx_npy_fuzzer). A zero dimension
+// does not lift the bound on the others, whose product a sample's size is.
+TEST(Crafted, ShapesWhoseProductOverflowsAreErrors) {
+  const auto idx = dxtest::idx_u8({1u << 20, 1u << 20, 1u << 24}, {});
+  expect_error([&] { parse_idx(idx.data(), idx.size(), "wrap.idx"); }, {"wrap.idx", "claims an absurd size"});
+  for (const std::vector<int64_t> &shape : {std::vector<int64_t>{int64_t(1) << 40, int64_t(1) << 24},
+                                            std::vector<int64_t>{0, int64_t(1) << 40, int64_t(1) << 40}}) {
+    const auto npy = dxtest::npy("|u1", shape, {});
+    expect_error([&] { parse_npy(npy.data(), npy.size(), "wrap.npy"); }, {"wrap.npy", "claims an absurd shape"});
+  }
+  const auto ok = dxtest::npy("|u1", {0, int64_t(1) << 20, int64_t(1) << 20}, {});
+  EXPECT_EQ(parse_npy(ok.data(), ok.size(), "empty.npy").numel(), 0);
+}
+
+// Without a class count a label only has to be a non-negative integer; a
+// float64 1e300 is one, but not an int64_t (the conversion was undefined:
+// dx_npy_fuzzer, UBSan). Labels from a CSV column likewise.
+TEST(Crafted, LabelsBeyondInt64AreErrors) {
+  Array a;
+  a.file = "y.npy";
+  a.shape = {2};
+  a.dtype = Dtype::F64;
+  a.bytes = dxtest::raw(std::vector<double>{1, 1e300});
+  expect_error([&] { to_labels(a, 0); }, {"y.npy", "label 1 is 1e+300, not a class index in [0, 2^63)"});
+  a.bytes = dxtest::raw(std::vector<double>{1, 0x1p62});
+  EXPECT_EQ(to_labels(a, 0)[1], int64_t(1) << 62);
+  TempDir d;
+  dxtest::write_text(d / "y.csv", "1,2\n3,1e300\n");
+  expect_error([&] { read_csv(d / "y.csv", 1, false, 0); }, {"line 2", "label 1e+300 is not a class index in [0, 2^63)"});
 }
 
 TEST(Shuffle, IsAPermutationFixedBySeedAndEpoch) {

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -221,6 +222,34 @@ TEST(Image, CorruptFilesAreErrorsNamingThem) {
   expect_error([&] { r.read(d / "none.png"); }, {d / "none.png", "cannot open"});
   // The reader is still usable after errors.
   EXPECT_EQ(r.read(d / "ok.png").pixels, pattern(32, 32, 3));
+}
+
+// A header can claim more pixels than any image DeepEx decodes (PIL's
+// limit, 178,956,970): they were allocated before one was decoded, 4.2 GB
+// from a 357-byte grey JPEG claiming 65000 x 65000 (out-of-memory in
+// dx_image_fuzzer; fuzz/README.md, Findings). 20000 x 10000 grey keeps what
+// the old code allocated to 200 MB.
+TEST(Image, HeadersClaimingTooManyPixelsAreErrors) {
+  TempDir d;
+  ImageReader r;
+  write_jpeg(d / "small.jpg", 8, 8, 1, gradient(8, 8, 1));
+  std::vector<uint8_t> jpg = dxtest::read_bytes(d / "small.jpg");
+  const uint8_t sof0[2] = {0xff, 0xc0}; // baseline frame header: length, precision, height, width
+  const auto sof = std::search(jpg.begin(), jpg.end(), sof0, sof0 + 2);
+  ASSERT_NE(sof, jpg.end());
+  const uint8_t dims[4] = {10000 >> 8, 10000 & 0xff, 20000 >> 8, 20000 & 0xff}; // height, width
+  std::copy(dims, dims + 4, sof + 5);
+  dxtest::write_bytes(d / "big.jpg", jpg);
+  expect_error([&] { r.read(d / "big.jpg"); }, {d / "big.jpg", "20000 x 10000 pixels is more than the 178956970"});
+
+  write_png(d / "small.png", 8, 8, 1, pattern(8, 8, 1));
+  std::vector<uint8_t> png = dxtest::read_bytes(d / "small.png");
+  const uint8_t ihdr[8] = {0, 0, 20000 >> 8, 20000 & 0xff, 0, 0, 10000 >> 8, 10000 & 0xff}; // width, height
+  std::copy(ihdr, ihdr + 8, png.begin() + 16);
+  const uLong crc = crc32(0L, png.data() + 12, 17); // IHDR's type and data
+  for (int i = 0; i < 4; ++i) png[size_t(29 + i)] = uint8_t(crc >> (24 - 8 * i));
+  dxtest::write_bytes(d / "big.png", png);
+  expect_error([&] { r.read(d / "big.png"); }, {d / "big.png", "20000 x 10000 pixels"});
 }
 
 TEST(Augment, CenterCropIsResizeShorterSideThenCentre) {

@@ -115,23 +115,57 @@ static Json progress_json(const Progress &p) {
               {"target_time_s", p.target_time_s}};
 }
 
-static Progress progress_from(const Json &j) {
+// The fields of a rank file's header, typed. The CRC matched, so a field of
+// the wrong JSON type was written by something else: the file is corrupt.
+// (nlohmann's value() and get() would throw json::type_error, which is no
+// dxrt::Error, and get<int64_t>() of a float such as 1e300 is undefined.)
+class Fields {
+public:
+  Fields(const Json &j, std::string corrupt, std::string prefix = "")
+      : j_(j), corrupt_(std::move(corrupt)), prefix_(std::move(prefix)) {}
+  // Absent: the fallback.
+  int64_t integer_or(const char *key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+  std::string string_or(const char *key, const std::string &fallback) const {
+    return has(key) ? typed(key, &Json::is_string, "a string").get<std::string>() : fallback;
+  }
+  // Required.
+  int64_t integer(const char *key) const { return typed(key, &Json::is_number_integer, "an integer").get<int64_t>(); }
+  double number(const char *key) const { return typed(key, &Json::is_number, "a number").get<double>(); }
+  bool boolean(const char *key) const { return typed(key, &Json::is_boolean, "true or false").get<bool>(); }
+  bool is_null(const char *key) const { return has(key) && j_[key].is_null(); }
+  Fields object(const char *key) const {
+    return Fields(typed(key, &Json::is_object, "an object"), corrupt_, str(prefix_, key, "."));
+  }
+
+private:
+  using Is = bool (Json::*)() const noexcept;
+  bool has(const char *key) const { return j_.contains(key); }
+  const Json &typed(const char *key, Is is, const char *what) const {
+    DXRT_CHECK(has(key), str(corrupt_, " ('", prefix_, key, "' is missing)"), "");
+    DXRT_CHECK((j_[key].*is)(), str(corrupt_, " ('", prefix_, key, "' is not ", what, ")"), "");
+    return j_[key];
+  }
+  const Json &j_;
+  std::string corrupt_, prefix_; // prefix_: "progress." inside the progress object
+};
+
+static Progress progress_from(const Fields &j) {
   Progress p;
-  p.epoch = j.at("epoch").get<int64_t>();
-  p.step_in_epoch = j.at("step_in_epoch").get<int64_t>();
-  p.step = j.at("step").get<int64_t>();
-  p.train_time_s = j.at("train_time_s").get<double>();
-  p.elapsed_s = j.at("elapsed_s").get<double>();
-  p.epoch_time_s = j.at("epoch_time_s").get<double>();
-  p.loss_sum = j.at("loss_sum").get<double>();
-  p.samples = j.at("samples").get<double>();
-  p.comm_time_s = j.at("comm_time_s").get<double>();
-  p.lr = j.at("lr").get<double>();
-  p.last_finite_loss = j.at("last_finite_loss").is_null() ? NAN : j.at("last_finite_loss").get<double>();
-  p.last_finite_step = j.at("last_finite_step").get<int64_t>();
-  p.target_met = j.at("target_met").get<bool>();
-  p.target_epoch = j.at("target_epoch").get<int64_t>();
-  p.target_time_s = j.at("target_time_s").get<double>();
+  p.epoch = j.integer("epoch");
+  p.step_in_epoch = j.integer("step_in_epoch");
+  p.step = j.integer("step");
+  p.train_time_s = j.number("train_time_s");
+  p.elapsed_s = j.number("elapsed_s");
+  p.epoch_time_s = j.number("epoch_time_s");
+  p.loss_sum = j.number("loss_sum");
+  p.samples = j.number("samples");
+  p.comm_time_s = j.number("comm_time_s");
+  p.lr = j.number("lr");
+  p.last_finite_loss = j.is_null("last_finite_loss") ? NAN : j.number("last_finite_loss");
+  p.last_finite_step = j.integer("last_finite_step");
+  p.target_met = j.boolean("target_met");
+  p.target_epoch = j.integer("target_epoch");
+  p.target_time_s = j.number("target_time_s");
   return p;
 }
 
@@ -299,30 +333,28 @@ Progress Checkpointer::load(const std::string &path, Arenas &a) {
   const RankFile f = read_rank_file(file);
   const Json &head = f.head;
   const std::string corrupt = str("the checkpoint file '", file, "' is corrupt");
-  if (head.value("metadata_hash", "") != hex(meta_hash_))
+  const Fields fields(head, corrupt);
+  if (fields.string_or("metadata_hash", "") != hex(meta_hash_))
     throw collective(str("the checkpoint '", path, "' is of a different build of the model '", meta_.model,
                          "' (its metadata differs: layers, optimizer or data)"),
                      "resume with the executable that wrote it, or start afresh in another --checkpoint-dir", __LINE__);
-  if (head.value("per_rank_batch", int64_t(0)) != cfg_.per_rank_batch)
-    throw collective(str("the checkpoint '", path, "' was trained with batch ", head.value("per_rank_batch", int64_t(0)),
+  if (const int64_t batch = fields.integer_or("per_rank_batch", 0); batch != cfg_.per_rank_batch)
+    throw collective(str("the checkpoint '", path, "' was trained with batch ", batch,
                          " per rank; this run asks for ", cfg_.per_rank_batch),
                      "resume with the same --batch: the data order depends on it", __LINE__);
-  if (head.value("seed", int64_t(-1)) != cfg_.seed)
-    throw collective(str("the checkpoint '", path, "' was trained with seed ", head.value("seed", int64_t(-1)),
+  if (const int64_t seed = fields.integer_or("seed", -1); seed != cfg_.seed)
+    throw collective(str("the checkpoint '", path, "' was trained with seed ", seed,
                          "; this run asks for seed ", cfg_.seed),
                      "resume with the same --seed: the data order and dropout depend on it", __LINE__);
-  DXRT_CHECK(head.value("rank", -1) == world_.rank(), str(corrupt, " (it is rank ", head.value("rank", -1), "'s file)"), "");
+  const int64_t rank = fields.integer_or("rank", -1);
+  DXRT_CHECK(rank == world_.rank(), str(corrupt, " (it is rank ", rank, "'s file)"), "");
 
   size_t pos = f.arenas_at;
   read_floats(f.bytes, &pos, a.params, "parameter", file);
   read_floats(f.bytes, &pos, a.buffers, "buffer", file);
   read_floats(f.bytes, &pos, a.state, "optimizer state", file);
   DXRT_CHECK(pos + 4 == f.bytes.size(), str(corrupt, " (trailing bytes)"), "");
-  try {
-    return progress_from(head.at("progress"));
-  } catch (const Json::exception &e) {
-    DXRT_FAIL(str(corrupt, " (progress: ", e.what(), ")"), "");
-  }
+  return progress_from(fields.object("progress"));
 }
 
 std::string checkpoint_step_dir(const std::string &path, const char *who) {
@@ -354,11 +386,12 @@ std::string load_checkpoint_weights(const Metadata &meta, Arenas &a, const std::
   for (int64_t r = 0; r < ranks; ++r) {
     const std::string file = (dir / rank_file(int(r))).string();
     const RankFile f = read_rank_file(file);
-    if (f.head.value("metadata_hash", "") != hash)
+    const Fields fields(f.head, str("the checkpoint file '", file, "' is corrupt"));
+    if (fields.string_or("metadata_hash", "") != hash)
       throw collective(str(who, ": the checkpoint '", at, "' is of a different build of the model '", meta.model,
                            "' (its metadata differs: layers, optimizer or data)"),
                        "use the executable or library compiled from the .dx file that wrote it", __LINE__);
-    const bool averaged = f.head.value("sync", std::string("allreduce")).rfind("average", 0) == 0;
+    const bool averaged = fields.string_or("sync", "allreduce").rfind("average", 0) == 0;
     Floats params(a.params.size()), buffers(a.buffers.size());
     size_t pos = f.arenas_at;
     read_floats(f.bytes, &pos, params, "parameter", file);
