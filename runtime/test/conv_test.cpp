@@ -378,13 +378,17 @@ TEST_P(ConvBackendsTest, FusedBackwardMatchesSeparateKernelsExactly) {
   if (blocked_jit && p.c % 16 == 0 && p.f % 16 == 0 && p.groups == 1) EXPECT_TRUE(dxrt::conv2d_backward_onednn_shares_dy(g)) << in << ", " << wt;
 }
 
-INSTANTIATE_TEST_SUITE_P(Layers, ConvBackendsTest,
-                         ::testing::ValuesIn([] {
-                           std::vector<Conv> v;
-                           for (const auto &c : kLayers) v.push_back(c.second);
-                           return v;
-                         }()),
-                         [](const ::testing::TestParamInfo<Conv> &info) { return std::string(kLayers[info.index].first); });
+// The shapes of a named table, and the test name of each: its name there.
+template <size_t N> std::vector<Conv> shapes(const std::pair<const char *, Conv> (&table)[N]) {
+  std::vector<Conv> v;
+  for (const auto &c : table) v.push_back(c.second);
+  return v;
+}
+template <size_t N> auto shape_names(const std::pair<const char *, Conv> (&table)[N]) {
+  return [&table](const ::testing::TestParamInfo<Conv> &info) { return std::string(table[info.index].first); };
+}
+
+INSTANTIATE_TEST_SUITE_P(Layers, ConvBackendsTest, ::testing::ValuesIn(shapes(kLayers)), shape_names(kLayers));
 
 // Cached primitives take new pointers on every call: shapes interleaved, on
 // fresh buffers each time, give what a first call gives.
@@ -464,13 +468,7 @@ TEST_P(ConvDirectTest, TakesTheForwardAndMatchesTheReferenceAndOnednn) {
   EXPECT_EQ(direct.dw, onednn.dw);
 }
 
-INSTANTIATE_TEST_SUITE_P(FewChannels, ConvDirectTest,
-                         ::testing::ValuesIn([] {
-                           std::vector<Conv> v;
-                           for (const auto &c : kDirect) v.push_back(c.second);
-                           return v;
-                         }()),
-                         [](const ::testing::TestParamInfo<Conv> &info) { return std::string(kDirect[info.index].first); });
+INSTANTIATE_TEST_SUITE_P(FewChannels, ConvDirectTest, ::testing::ValuesIn(shapes(kDirect)), shape_names(kDirect));
 
 TEST(ConvDirect, LeavesOtherGeometriesToOnednn) {
   //                          n  c   h   w   f kh kw sh sw pt pb pl pr dh dw groups
