@@ -40,8 +40,12 @@ bool direct_enabled() {
   return d != 0;
 }
 
+bool direct(ConvDir dir, const ConvGeometry &g) {
+  return conv_backend() == ConvBackend::kOnednn && direct_enabled() && conv2d_direct_applies(dir, g);
+}
+
 void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
-  if (conv_backend() == ConvBackend::kOnednn && direct_enabled() && conv2d_direct_applies(dir, g)) {
+  if (direct(dir, g)) {
     conv2d_direct(dir, g, x, w, y);
     return;
   }
@@ -115,7 +119,10 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
                     str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
                         w.h, ", ", w.w, "]"));
-  if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
+  // Both gradients from one dy reordered once, unless the weight gradient
+  // is direct (then each is what its own kernel gives).
+  if (onednn_applies(g) && !direct(ConvDir::kGradWeight, g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p))
+    return;
   run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

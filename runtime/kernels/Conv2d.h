@@ -33,15 +33,17 @@ void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 
 // Direct convolution on NCHW for few input channels (Conv2dDirect.cpp): the
 // forward when C * KH * KW <= kDirectMaxTaps, stride and dilation 1, one
-// group. Cheaper than oneDNN there, which reorders the large output from its
-// blocked layout after a little arithmetic. conv2d_direct_applies says
-// whether it takes the direction and geometry.
+// group, and the weight gradient of such a layer with one input channel. Cheaper than oneDNN there, which reorders the
+// large tensor (y, or dy) to and from its blocked layout around a little
+// arithmetic. conv2d_direct_applies says whether it takes the direction and
+// geometry (never the input gradient: a first layer has none, and oneDNN's
+// is fast where there is one).
 constexpr int64_t kDirectMaxTaps = 27;
 bool conv2d_direct_applies(ConvDir dir, const ConvGeometry &g);
 void conv2d_direct(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
-// For tests: the forward with one ISA's variant ("avx512f", "avx2",
+// For tests: the direction with one ISA's variant ("avx512f", "avx2",
 // "baseline"); false, having done nothing, when this CPU lacks it.
-bool conv2d_direct_isa(const char *isa, const ConvGeometry &g, const float *x, const float *w, float *y);
+bool conv2d_direct_isa(const char *isa, ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
 
 // oneDNN on the calling thread. Returns false, having done nothing, when
 // oneDNN has no implementation for the geometry or only its slow reference

@@ -375,7 +375,9 @@ TEST_P(ConvBackendsTest, FusedBackwardMatchesSeparateKernelsExactly) {
   RecordProperty("shares_dy", dxrt::conv2d_backward_onednn_shares_dy(g) ? "yes" : "no");
   // Plain channel blocks on both sides (16 on AVX-512, 8 on AVX2): both
   // primitives want dy in the same blocked layout.
-  if (blocked_jit && p.c % 16 == 0 && p.f % 16 == 0 && p.groups == 1) EXPECT_TRUE(dxrt::conv2d_backward_onednn_shares_dy(g)) << in << ", " << wt;
+  if (blocked_jit && p.c % 16 == 0 && p.f % 16 == 0 && p.groups == 1) {
+    EXPECT_TRUE(dxrt::conv2d_backward_onednn_shares_dy(g)) << in << ", " << wt;
+  }
 }
 
 // The shapes of a named table, and the test name of each: its name there.
@@ -422,10 +424,12 @@ TEST(ConvDeathTest, GroupsMustDivideChannels) {
 
 } // namespace
 
-// ---- the direct forward for few input channels (kernels/Conv2dDirect.cpp) ----
+// ---- the direct kernels for few input channels (kernels/Conv2dDirect.cpp) ----
 // Output widths around the 16-float vector (tails), asymmetric padding,
-// several kernel sizes and filter counts around its block of 8; against the
-// double reference, and against oneDNN with the direct kernel turned off.
+// several kernel sizes (the 1x1, 3x3 and 5x5 ones compiled for their size,
+// others generic) and filter counts around the forward's block of 8; the
+// forward and the weight gradient against the double reference, and against
+// oneDNN with the direct kernels turned off.
 
 //                                               n  c   h   w   f kh kw sh sw pt pb pl pr dh dw groups
 const std::pair<const char *, Conv> kDirect[] = {{"gray_3x3", {3, 1, 20, 20, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
@@ -434,38 +438,74 @@ const std::pair<const char *, Conv> kDirect[] = {{"gray_3x3", {3, 1, 20, 20, 16,
                                                  {"rgb_3x3", {2, 3, 11, 16, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
                                                  {"two_1x1", {2, 2, 5, 5, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}},
                                                  {"asym_valid", {1, 2, 7, 33, 7, 2, 3, 1, 1, 0, 2, 3, 0, 1, 1, 1}},
-                                                 {"narrow", {4, 1, 3, 3, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}}};
+                                                 {"narrow", {4, 1, 3, 3, 1, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}},
+                                                 {"fashion_first", {5, 1, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+                                                 {"tall_7x1", {2, 3, 12, 20, 5, 7, 1, 1, 1, 3, 3, 0, 0, 1, 1, 1}},
+                                                 {"gray_5x3", {2, 1, 12, 35, 6, 5, 3, 1, 1, 2, 1, 0, 2, 1, 1, 1}},
+                                                 {"gray_1x1", {3, 1, 6, 17, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1}}};
 
 class ConvDirectTest : public ::testing::TestWithParam<Conv> {
 protected:
   void TearDown() override { dxrt::set_conv_direct(true); }
 };
 
-TEST_P(ConvDirectTest, TakesTheForwardAndMatchesTheReferenceAndOnednn) {
+// The dispatch takes the weight gradient direct for one input channel only
+// (Conv2dDirect.cpp says why); the kernel itself takes every such geometry.
+TEST_P(ConvDirectTest, TakesForwardAndWeightGradAndMatchesTheReferenceAndOnednn) {
   const Conv p = GetParam();
   const dxrt::ConvGeometry g = geometry(p);
   ASSERT_TRUE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kForward, g));
+  ASSERT_EQ(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradWeight, g), p.c == 1);
   EXPECT_FALSE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradInput, g)); // oneDNN's
-  EXPECT_FALSE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradWeight, g));
   auto x = rnd<float>(p.xs(), 31), w = rnd<float>(p.ws(), 32), dy = rnd<float>(p.ys(), 33);
   dxrt::set_conv_direct(true);
   Results direct = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
   dxrt::set_conv_direct(false);
   Results onednn = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
-  const int64_t taps = p.c * p.kh * p.kw;
+  std::vector<double> ref_dx, ref_dw;
+  ref_backward(p, std::vector<double>(x.begin(), x.end()), std::vector<double>(w.begin(), w.end()),
+               std::vector<double>(dy.begin(), dy.end()), ref_dx, ref_dw);
+  const int64_t taps = p.c * p.kh * p.kw, pixels = p.n * p.ho() * p.wo();
   expect_close(direct.y, ref_forward(p, x, w), taps, "direct y");
   expect_close(direct.y, onednn.y, taps, "direct vs oneDNN y");
-  // The kernel's own output, called directly, is what the dispatch gave.
-  std::vector<float> own(size_t(p.ys()), 99.0f);
-  dxrt::conv2d_direct(dxrt::ConvDir::kForward, g, x.data(), w.data(), own.data());
-  EXPECT_EQ(own, direct.y);
+  expect_close(direct.dw, ref_dw, pixels, "direct dw");
+  expect_close(direct.dw, onednn.dw, pixels, "direct vs oneDNN dw");
+  // The kernels' own outputs, called directly, are what the dispatch gave.
+  std::vector<float> own_y(size_t(p.ys()), 99.0f), own_dw(size_t(p.ws()), 99.0f);
+  dxrt::conv2d_direct(dxrt::ConvDir::kForward, g, x.data(), w.data(), own_y.data());
+  dxrt::conv2d_direct(dxrt::ConvDir::kGradWeight, g, x.data(), own_dw.data(), dy.data());
+  EXPECT_EQ(own_y, direct.y);
+  if (p.c == 1) EXPECT_EQ(own_dw, direct.dw);
+  else expect_close(own_dw, ref_dw, pixels, "direct dw, called");
   // Every variant this CPU can run (the dispatch picks one), against the reference.
   for (const char *isa : {"avx512f", "avx2", "baseline"}) {
-    std::vector<float> v(size_t(p.ys()), 99.0f);
-    if (dxrt::conv2d_direct_isa(isa, g, x.data(), w.data(), v.data())) expect_close(v, ref_forward(p, x, w), taps, isa);
+    std::vector<float> vy(size_t(p.ys()), 99.0f), vdw(size_t(p.ws()), 99.0f);
+    if (!dxrt::conv2d_direct_isa(isa, dxrt::ConvDir::kForward, g, x.data(), w.data(), vy.data())) continue;
+    ASSERT_TRUE(dxrt::conv2d_direct_isa(isa, dxrt::ConvDir::kGradWeight, g, x.data(), vdw.data(), dy.data()));
+    expect_close(vy, ref_forward(p, x, w), taps, isa);
+    expect_close(vdw, ref_dw, pixels, isa);
   }
-  EXPECT_EQ(direct.dx, onednn.dx); // the gradients are oneDNN's either way
-  EXPECT_EQ(direct.dw, onednn.dw);
+  EXPECT_EQ(direct.dx, onednn.dx); // the input gradient is oneDNN's either way
+}
+
+// Lanes past a row's end add nothing, even where the input there is
+// infinite: an infinity in x reaches only the taps whose window holds it.
+TEST(ConvDirect, WeightGradTailIgnoresValuesPastTheRow) {
+  //           n  c  h  w   f kh kw sh sw pt pb pl pr dh dw groups
+  const Conv p{1, 1, 4, 20, 2, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}; // wo = 18: a tail of 2
+  auto x = rnd<float>(p.xs(), 61), dy = rnd<float>(p.ys(), 62);
+  // Column 19 is read only by the window of output column 17 at kw = 2.
+  for (int64_t h = 0; h < p.h; ++h) x[size_t(h * p.w + 19)] = INFINITY;
+  for (float &d : dy) d = std::fabs(d) + 0.1f; // one sign: the infinities do not cancel into NaN
+  std::vector<float> dw(size_t(p.ws()), 99.0f);
+  dxrt::conv2d_direct(dxrt::ConvDir::kGradWeight, geometry(p), x.data(), dw.data(), dy.data());
+  for (int64_t f = 0; f < p.f; ++f)
+    for (int64_t kh = 0; kh < 3; ++kh)
+      for (int64_t kw = 0; kw < 3; ++kw) {
+        const float v = dw[size_t((f * 3 + kh) * 3 + kw)];
+        if (kw == 2) EXPECT_TRUE(std::isinf(v)) << f << " " << kh << " " << kw;
+        else EXPECT_TRUE(std::isfinite(v)) << f << " " << kh << " " << kw << ": " << v;
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(FewChannels, ConvDirectTest, ::testing::ValuesIn(shapes(kDirect)), shape_names(kDirect));
@@ -477,7 +517,10 @@ TEST(ConvDirect, LeavesOtherGeometriesToOnednn) {
   const Conv dilated = {1, 1, 9, 9, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1};     // dilation 2
   const Conv grouped = {1, 2, 8, 8, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};     // two groups
   for (const Conv &p : {many_taps, strided, dilated, grouped})
-    EXPECT_FALSE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kForward, geometry(p))) << p;
+    for (auto dir : {dxrt::ConvDir::kForward, dxrt::ConvDir::kGradWeight})
+      EXPECT_FALSE(dxrt::conv2d_direct_applies(dir, geometry(p))) << p;
   const Conv first_layer = {64, 1, 64, 64, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}; // the microscopy CNN's
   EXPECT_TRUE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kForward, geometry(first_layer)));
+  EXPECT_TRUE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradWeight, geometry(first_layer)));
+  EXPECT_FALSE(dxrt::conv2d_direct_applies(dxrt::ConvDir::kGradInput, geometry(first_layer)));
 }
