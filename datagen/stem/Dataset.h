@@ -22,6 +22,21 @@ struct StemConfig {
   ImagingParams imaging;
   MotifOptions motif;
   uint64_t seed = 1;
+  bool masks = false; // also per-pixel class maps and the true column positions
+};
+
+// The species of the class masks: label k (1..S) is species_z[k - 1], the
+// --elements in the order given (duplicates dropped), then the dopant if it
+// is not among them. Label 0 is background.
+std::vector<int> species_list(const StemConfig &cfg);
+
+// A true column of an image: one that covers at least one pixel of its mask.
+// Pixel coordinates have pixel (i, j)'s centre at x = j, y = i; Å are from
+// the field's top-left corner (x_A = (x_px + 0.5) * pixel_size).
+struct ColumnRecord {
+  int64_t image;
+  double x_px, y_px, x_A, y_A;
+  int species, z;
 };
 
 int num_classes(StemTask task);              // 5 or 17
@@ -40,6 +55,15 @@ uint64_t image_stream(int split, int64_t index);
 // Normalised image (size*size floats) of the given split, index and label.
 std::vector<float> generate_image(const StemConfig &cfg, int split, int64_t index, int label);
 
+// The image with its class mask (size*size, labels 0..S) and its true
+// columns (image = index), the same image as generate_image gives.
+struct Sample {
+  std::vector<float> image;
+  std::vector<int64_t> mask;
+  std::vector<ColumnRecord> columns;
+};
+Sample generate_sample(const StemConfig &cfg, int split, int64_t index, int label);
+
 // n labels, each class n/classes or n/classes + 1 times, in a random order
 // drawn from the seed (the trainer need not shuffle to see every class early).
 std::vector<int64_t> balanced_labels(int64_t n, int classes, uint64_t seed, int split);
@@ -47,6 +71,9 @@ std::vector<int64_t> balanced_labels(int64_t n, int classes, uint64_t seed, int 
 struct StemData {
   std::vector<float> train_images, test_images; // [N, 1, S, S]
   std::vector<int64_t> train_labels, test_labels;
+  // With cfg.masks: [N, S, S] class maps and the columns, in image order.
+  std::vector<int64_t> train_masks, test_masks;
+  std::vector<ColumnRecord> train_columns, test_columns;
 };
 
 // Called from worker threads for each finished image (e.g. to write a PNG).

@@ -37,7 +37,7 @@ ScanDistortion draw_scan_distortion(const ImagingParams &p, Rng &rng) {
 }
 
 std::vector<double> render_signal(const Crystal &c, const View &v, const ImagingParams &p,
-                                  const ScanDistortion &d, Rng &rng) {
+                                  const ScanDistortion &d, Rng &rng, std::vector<Column> *columns) {
   const int n = p.size;
   const double ps = p.pixel_size, field = n * ps, half = field / 2;
   const double sigma = p.probe_fwhm / (2 * std::sqrt(2 * std::log(2.0)));
@@ -66,8 +66,12 @@ std::vector<double> render_signal(const Crystal &c, const View &v, const Imaging
         // Drawn for every candidate column, visible or not, so which columns
         // are vacant does not depend on the field's rounding.
         const bool vacant = p.vacancy_rate > 0 && rng.uniform() < p.vacancy_rate;
+        // Dopants likewise, and only when asked for (the default stream is unchanged).
+        const bool doped = p.dopant_rate > 0 && rng.uniform() < p.dopant_rate;
         const Vec2 r = R * (c.cart(c.atoms[k].f + Vec2{double(m), double(nn)}) - v.origin) + Vec2{half, half};
         if (vacant || r.x < -reach || r.y < -reach || r.x > field + reach || r.y > field + reach) continue;
+        const double w = doped ? std::pow(double(p.dopant_z), p.z_exponent) : weight[k];
+        if (columns) columns->push_back({r, doped ? p.dopant_z : c.atoms[k].z});
         const int j0 = std::max(0, int(std::floor((r.x - reach) / ps))),
                   j1 = std::min(n - 1, int(std::ceil((r.x + reach) / ps)));
         const int i0 = std::max(0, int(std::floor((r.y - reach) / ps))),
@@ -76,7 +80,7 @@ std::vector<double> render_signal(const Crystal &c, const View &v, const Imaging
           for (int j = j0; j <= j1; ++j) {
             const size_t q = size_t(i) * n + size_t(j);
             const double x = (j + 0.5) * ps + d.dx[q] - r.x, y = (i + 0.5) * ps + d.dy[q] - r.y;
-            s[q] += weight[k] * std::exp(-(x * x + y * y) * inv2s2);
+            s[q] += w * std::exp(-(x * x + y * y) * inv2s2);
           }
       }
   double mean = 0;
@@ -87,6 +91,41 @@ std::vector<double> render_signal(const Crystal &c, const View &v, const Imaging
   const double bg = mean > 0 ? p.background * mean : 1.0;
   for (double &x : s) x += bg;
   return s;
+}
+
+double mask_radius(const ImagingParams &p) { return p.probe_fwhm / 2; }
+
+std::vector<int64_t> column_mask(const std::vector<Column> &columns, const ImagingParams &p, const ScanDistortion &d,
+                                 const std::vector<int> &species_z, std::vector<int> *pixels) {
+  const int n = p.size;
+  const double ps = p.pixel_size, radius = mask_radius(p), reach = radius + d.max_shift;
+  std::vector<int64_t> mask(size_t(n) * n, 0);
+  std::vector<double> best(size_t(n) * n, radius * radius);
+  std::vector<int> owner(size_t(n) * n, -1);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const Vec2 r = columns[c].r;
+    const int j0 = std::max(0, int(std::floor((r.x - reach) / ps))), j1 = std::min(n - 1, int(std::ceil((r.x + reach) / ps)));
+    const int i0 = std::max(0, int(std::floor((r.y - reach) / ps))), i1 = std::min(n - 1, int(std::ceil((r.y + reach) / ps)));
+    for (int i = i0; i <= i1; ++i)
+      for (int j = j0; j <= j1; ++j) {
+        const size_t q = size_t(i) * n + size_t(j);
+        const double x = (j + 0.5) * ps + d.dx[q] - r.x, y = (i + 0.5) * ps + d.dy[q] - r.y;
+        const double d2 = x * x + y * y;
+        if (d2 <= best[q] && (owner[q] < 0 || d2 < best[q])) {
+          best[q] = d2;
+          owner[q] = int(c);
+        }
+      }
+  }
+  if (pixels) pixels->assign(columns.size(), 0);
+  for (size_t q = 0; q < mask.size(); ++q) {
+    if (owner[q] < 0) continue;
+    const int z = columns[size_t(owner[q])].z;
+    const auto it = std::find(species_z.begin(), species_z.end(), z);
+    mask[q] = it == species_z.end() ? 0 : int64_t(it - species_z.begin()) + 1;
+    if (pixels) ++(*pixels)[size_t(owner[q])];
+  }
+  return mask;
 }
 
 std::vector<double> detect(const std::vector<double> &signal, const ImagingParams &p, Rng &rng) {

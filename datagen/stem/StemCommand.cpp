@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -45,7 +46,7 @@ struct StemOptions {
   int threads = 0;
   bool quiet = false;
   std::string folder;
-  bool rgb = false, no_npy = false, hdf5 = false;
+  bool rgb = false, no_npy = false, hdf5 = false, masks = false;
 };
 
 template <class T> std::string text(T v) {
@@ -90,12 +91,20 @@ StemConfig validate(StemOptions &o) {
   require(o.threads >= 0, "--threads", "must be >= 0 (0: all cores), got " + text(o.threads));
   require(!o.rgb || !o.folder.empty(), "--rgb", "applies to the PNGs of --folder; give --folder DIR");
   require(!o.no_npy || !o.folder.empty(), "--no-npy", "with no --folder there would be nothing to write");
+  require(p.dopant_rate >= 0 && p.dopant_rate <= 0.5, "--dopant-rate",
+          "must be in [0, 0.5] (fraction of columns substituted), got " + text(p.dopant_rate));
+  require(p.dopant_z == 0 || (p.dopant_z >= 1 && p.dopant_z <= 92), "--dopant",
+          "must be an atomic number in 1..92, got " + text(p.dopant_z));
+  require(p.dopant_rate == 0 || p.dopant_z != 0, "--dopant-rate", "needs --dopant Z (the substituting element)");
+  require(p.dopant_z == 0 || p.dopant_rate > 0, "--dopant", "has no effect without --dopant-rate > 0");
+  require(!o.masks || !o.no_npy, "--masks", "writes NPY masks; not with --no-npy");
   cfg.train = o.train;
   cfg.test = o.test;
   cfg.imaging = o.imaging;
   cfg.imaging.size = o.size;
   cfg.motif.elements = o.elements;
   cfg.seed = o.seed;
+  cfg.masks = o.masks;
   return cfg;
 }
 
@@ -111,7 +120,9 @@ std::string command_line(const StemOptions &o, const StemConfig &c) {
   return "dx-datagen stem --task " + o.task + " --train " + text(c.train) + " --test " + text(c.test) + " --size " +
          text(p.size) + " --dose " + text(p.dose) + " --read-noise " + text(p.read_noise) + " --vacancy-rate " +
          text(p.vacancy_rate) + " --distortion " + text(p.distortion) + " --probe-fwhm " + text(p.probe_fwhm) +
-         " --pixel-size " + text(p.pixel_size) + " --elements " + join_ints(o.elements) + " --seed " + text(c.seed);
+         " --pixel-size " + text(p.pixel_size) + " --elements " + join_ints(o.elements) + " --seed " + text(c.seed) +
+         (p.dopant_rate > 0 ? " --dopant " + text(p.dopant_z) + " --dopant-rate " + text(p.dopant_rate) : "") +
+         (c.masks ? " --masks" : "");
 }
 
 nlohmann::json sidecar(const StemOptions &o, const StemConfig &c, const StemData &d) {
@@ -170,6 +181,27 @@ nlohmann::json sidecar(const StemOptions &o, const StemConfig &c, const StemData
         {"train_labels", {{"path", "train_labels.npy"}, {"dtype", "int64"}, {"shape", {c.train}}}},
         {"test_labels", {{"path", "test_labels.npy"}, {"dtype", "int64"}, {"shape", {c.test}}}},
     };
+  if (p.dopant_rate > 0) doc["parameters"]["dopant"] = {{"z", p.dopant_z}, {"rate", p.dopant_rate}};
+  if (c.masks) {
+    const std::vector<int> species = species_list(c);
+    json sp = json::array();
+    for (size_t k = 0; k < species.size(); ++k) sp.push_back({{"label", k + 1}, {"z", species[k]}});
+    doc["masks"] = {
+        {"classes", int(species.size()) + 1},
+        {"background", 0},
+        {"species", sp},
+        {"radius_A", mask_radius(p)},
+        {"radius_px", mask_radius(p) / p.pixel_size},
+        {"rule", "a pixel takes the species of the nearest column whose probe intensity there is at least half its "
+                 "peak (distance <= FWHM/2 from the pixel's probe position, scan distortion included); else 0"},
+        {"columns", "image,x_px,y_px,x_A,y_A,species,z: every column covering at least one pixel; nominal "
+                    "position, pixel (i, j) centred at x_px = j, y_px = i; x_A = (x_px + 0.5) * pixel_size_A"},
+    };
+    doc["files"]["train_masks"] = {{"path", "train_masks.npy"}, {"dtype", "int64"}, {"shape", {c.train, S, S}}};
+    doc["files"]["test_masks"] = {{"path", "test_masks.npy"}, {"dtype", "int64"}, {"shape", {c.test, S, S}}};
+    doc["files"]["train_columns"] = {{"path", "train_columns.csv"}, {"rows", d.train_columns.size()}};
+    doc["files"]["test_columns"] = {{"path", "test_columns.csv"}, {"rows", d.test_columns.size()}};
+  }
   if (!o.folder.empty())
     doc["folder"] = {{"path", o.folder},
                      {"layout", "train/<class>/<index>.png, val/<class>/<index>.png (index into the split)"},
@@ -192,6 +224,17 @@ void write_image_png(const std::string &path, const float *z, int size, bool rgb
     for (int k = 0; k < ch; ++k) px[q * size_t(ch) + size_t(k)] = b;
   }
   write_png(path, size, size, ch, px.data());
+}
+
+// The true columns of a split as CSV, one row per column, in image order.
+void write_columns_csv(const std::string &path, const std::vector<ColumnRecord> &columns) {
+  FILE *f = std::fopen(path.c_str(), "w");
+  if (!f) throw std::runtime_error("cannot write " + path);
+  std::fprintf(f, "image,x_px,y_px,x_A,y_A,species,z\n");
+  for (const ColumnRecord &c : columns)
+    std::fprintf(f, "%lld,%.4f,%.4f,%.4f,%.4f,%d,%d\n", (long long)c.image, c.x_px, c.y_px, c.x_A, c.y_A, c.species,
+                 c.z);
+  if (std::fclose(f) != 0) throw std::runtime_error("cannot write " + path);
 }
 
 void run(StemOptions &o) {
@@ -225,6 +268,12 @@ void run(StemOptions &o) {
     write_npy(o.output + "/train_labels.npy", {cfg.train}, data.train_labels.data());
     write_npy(o.output + "/test_labels.npy", {cfg.test}, data.test_labels.data());
   }
+  if (cfg.masks) {
+    write_npy(o.output + "/train_masks.npy", {cfg.train, S, S}, data.train_masks.data());
+    write_npy(o.output + "/test_masks.npy", {cfg.test, S, S}, data.test_masks.data());
+    write_columns_csv(o.output + "/train_columns.csv", data.train_columns);
+    write_columns_csv(o.output + "/test_columns.csv", data.test_columns);
+  }
   if (o.hdf5) {
     // The same arrays in one file: format: hdf5, "stem.h5:/train/images".
     Hdf5Writer h5(o.output + "/stem.h5");
@@ -232,6 +281,10 @@ void run(StemOptions &o) {
     h5.write("/train/labels", {cfg.train}, data.train_labels.data());
     h5.write("/test/images", {cfg.test, 1, S, S}, data.test_images.data());
     h5.write("/test/labels", {cfg.test}, data.test_labels.data());
+    if (cfg.masks) {
+      h5.write("/train/masks", {cfg.train, S, S}, data.train_masks.data());
+      h5.write("/test/masks", {cfg.test, S, S}, data.test_masks.data());
+    }
     h5.close();
   }
   const nlohmann::json doc = sidecar(o, cfg, data);
@@ -248,6 +301,11 @@ void run(StemOptions &o) {
                 doc["counts"]["train_per_class"][class_name(cfg.task, k)].dump().c_str(),
                 doc["counts"]["test_per_class"][class_name(cfg.task, k)].dump().c_str());
   if (!o.no_npy) std::printf("  wrote %s/{train,test}_{images,labels}.npy and stem.json\n", o.output.c_str());
+  if (cfg.masks)
+    std::printf("  wrote %s/{train,test}_masks.npy (%zu classes, radius %s Å) and {train,test}_columns.csv "
+                "(%zu + %zu columns)\n",
+                o.output.c_str(), species_list(cfg).size() + 1, dx::fixed(mask_radius(cfg.imaging), 2).c_str(),
+                data.train_columns.size(), data.test_columns.size());
   if (o.hdf5) std::printf("  wrote %s/stem.h5\n", o.output.c_str());
   else std::printf("  wrote %s/stem.json\n", o.output.c_str());
   if (!o.folder.empty())
@@ -293,6 +351,13 @@ void add_stem_command(CLI::App &app) {
   cmd->add_flag("--hdf5", o->hdf5,
                 "Also write the arrays to OUTPUT/stem.h5 (/train/images, /train/labels, /test/images, /test/labels; "
                 "chunked, gzip) for format: hdf5");
+  cmd->add_flag("--masks", o->masks,
+                "Also write per-pixel class maps {train,test}_masks.npy (int64 [N, S, S]: 0 background, 1.. the "
+                "species of the column within FWHM/2) and the true columns {train,test}_columns.csv");
+  cmd->add_option("--dopant", o->imaging.dopant_z, "Atomic number of substitutional dopants (with --dopant-rate)");
+  cmd->add_option("--dopant-rate", o->imaging.dopant_rate,
+                  "Fraction of columns whose element is replaced by --dopant (0: none)")
+      ->capture_default_str();
   cmd->callback([o] { run(*o); });
 }
 

@@ -528,4 +528,163 @@ TEST(StemDataset, ClassNames) {
   EXPECT_EQ(class_name(StemTask::Wallpaper, 16), "p6m");
 }
 
+// ------------------------------------------------------------ class masks
+
+// An atom-finding configuration: carbon with 10% silicon dopants.
+StemConfig atoms_config(double distortion) {
+  StemConfig cfg;
+  cfg.masks = true;
+  cfg.motif.elements = {6};
+  cfg.imaging.dopant_z = 14;
+  cfg.imaging.dopant_rate = 0.1;
+  cfg.imaging.distortion = distortion;
+  return cfg;
+}
+
+TEST(StemMasks, RadiusIsTheProbesHalfMaximum) {
+  for (double fwhm : {0.6, 1.0, 2.0}) {
+    ImagingParams p;
+    p.probe_fwhm = fwhm;
+    const double sigma = fwhm / (2 * std::sqrt(2 * std::log(2.0))), r = mask_radius(p);
+    EXPECT_NEAR(std::exp(-r * r / (2 * sigma * sigma)), 0.5, 1e-12);
+  }
+}
+
+TEST(StemMasks, SpeciesListIsTheElementsThenTheDopant) {
+  StemConfig cfg = atoms_config(0);
+  EXPECT_EQ(species_list(cfg), (std::vector<int>{6, 14}));
+  cfg.motif.elements = {16, 42, 16};
+  cfg.imaging.dopant_z = 42;
+  EXPECT_EQ(species_list(cfg), (std::vector<int>{16, 42}));
+  cfg.imaging.dopant_rate = 0;
+  cfg.imaging.dopant_z = 0;
+  cfg.motif.elements = {34};
+  EXPECT_EQ(species_list(cfg), (std::vector<int>{34}));
+}
+
+// Without scan distortion the probe sits at the pixel centre: a pixel is
+// labelled k exactly when its nearest column within FWHM/2 has species k,
+// and is background exactly when no column is that close.
+TEST(StemMasks, PixelsLieWithinTheRadiusOfAColumnOfTheirSpecies) {
+  const StemConfig cfg = atoms_config(0);
+  const ImagingParams &p = cfg.imaging;
+  const double radius = mask_radius(p);
+  const int n = p.size;
+  int64_t labelled = 0, dopant = 0, columns = 0;
+  for (int64_t idx = 0; idx < 20; ++idx) {
+    const Sample s = generate_sample(cfg, 1, idx, int(idx % 5));
+    ASSERT_EQ(s.mask.size(), size_t(n) * n);
+    columns += int64_t(s.columns.size());
+    std::vector<int> pixels(s.columns.size(), 0);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        const Vec2 q{(j + 0.5) * p.pixel_size, (i + 0.5) * p.pixel_size};
+        double best = 1e300;
+        int nearest = -1;
+        for (size_t c = 0; c < s.columns.size(); ++c) {
+          const double d = norm(q - Vec2{s.columns[c].x_A, s.columns[c].y_A});
+          if (d < best) best = d, nearest = int(c);
+        }
+        const int64_t m = s.mask[size_t(i) * n + size_t(j)];
+        if (best <= radius - 1e-6) {
+          ASSERT_EQ(m, s.columns[size_t(nearest)].species) << "image " << idx << " pixel " << i << "," << j;
+          ++pixels[size_t(nearest)];
+        } else if (best > radius + 1e-6) {
+          ASSERT_EQ(m, 0) << "image " << idx << " pixel " << i << "," << j << " at " << best << " Å";
+        }
+        labelled += m > 0;
+        dopant += m == 2;
+      }
+    // Every listed column has pixels; its pixel and Å coordinates agree;
+    // species and Z agree.
+    for (size_t c = 0; c < s.columns.size(); ++c) {
+      const ColumnRecord &r = s.columns[c];
+      EXPECT_GT(pixels[c], 0) << "image " << idx << " column " << c;
+      EXPECT_EQ(r.image, idx);
+      EXPECT_NEAR(r.x_A, (r.x_px + 0.5) * p.pixel_size, 1e-9);
+      EXPECT_NEAR(r.y_A, (r.y_px + 0.5) * p.pixel_size, 1e-9);
+      EXPECT_EQ(r.z, r.species == 1 ? 6 : 14);
+    }
+  }
+  // A disk of radius 2 pixels per column, one column per 6-9 Å²: about 10%
+  // of the pixels; dopants about a tenth of those.
+  const double frac = double(labelled) / double(20 * n * n);
+  EXPECT_GT(frac, 0.06);
+  EXPECT_LT(frac, 0.15);
+  EXPECT_GT(double(dopant) / double(labelled), 0.05);
+  EXPECT_LT(double(dopant) / double(labelled), 0.15);
+  EXPECT_GT(columns, 20 * 20);
+}
+
+// With scan distortion the mask follows the probe: every column whose
+// centre lies in the field gets pixels, and the listed columns are exactly
+// those with pixels.
+TEST(StemMasks, EveryColumnInTheFieldHasPixelsWithScanDistortion) {
+  const StemConfig cfg = atoms_config(0.1);
+  const ImagingParams &p = cfg.imaging;
+  const double field = p.size * p.pixel_size;
+  for (int64_t idx = 0; idx < 20; ++idx) {
+    Rng rng(cfg.seed, image_stream(0, idx));
+    const Scene sc = draw_scene(cfg, int(idx % 5), rng);
+    const ScanDistortion d = draw_scan_distortion(p, rng);
+    std::vector<Column> cols;
+    render_signal(sc.crystal, sc.view, p, d, rng, &cols);
+    std::vector<int> pixels;
+    const std::vector<int64_t> mask = column_mask(cols, p, d, species_list(cfg), &pixels);
+    size_t with_pixels = 0;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      const Vec2 r = cols[c].r;
+      if (r.x >= 0 && r.y >= 0 && r.x < field && r.y < field) EXPECT_GT(pixels[c], 0) << "image " << idx;
+      with_pixels += pixels[c] > 0;
+      // No column takes more than its disk (about 13 pixels at 2 px radius).
+      EXPECT_LE(pixels[c], 21);
+    }
+    const Sample s = generate_sample(cfg, 0, idx, int(idx % 5));
+    EXPECT_EQ(s.columns.size(), with_pixels);
+    EXPECT_EQ(s.mask, mask);
+  }
+}
+
+TEST(StemMasks, SameImagesAndDeterministic) {
+  const StemConfig cfg = atoms_config(0.1);
+  for (int64_t idx : {0, 7}) {
+    const Sample a = generate_sample(cfg, 0, idx, 3), b = generate_sample(cfg, 0, idx, 3);
+    EXPECT_EQ(a.image, generate_image(cfg, 0, idx, 3));
+    EXPECT_EQ(a.mask, b.mask);
+    EXPECT_EQ(a.columns.size(), b.columns.size());
+  }
+  // Masks do not change the images of the default configuration.
+  StemConfig plain, masked;
+  masked.masks = true;
+  EXPECT_EQ(generate_image(plain, 1, 4, 2), generate_sample(masked, 1, 4, 2).image);
+  // The whole dataset: any thread count, masks and columns in image order.
+  StemConfig small = atoms_config(0.1);
+  small.train = 12;
+  small.test = 5;
+  const StemData x = generate_dataset(small, 1, nullptr), y = generate_dataset(small, 3, nullptr);
+  EXPECT_EQ(x.train_masks, y.train_masks);
+  EXPECT_EQ(x.test_masks, y.test_masks);
+  ASSERT_EQ(x.train_columns.size(), y.train_columns.size());
+  for (size_t k = 0; k < x.train_columns.size(); ++k) {
+    EXPECT_EQ(x.train_columns[k].x_A, y.train_columns[k].x_A);
+    if (k) {
+      EXPECT_LE(x.train_columns[k - 1].image, x.train_columns[k].image);
+    }
+  }
+  EXPECT_EQ(x.train_masks.size(), size_t(12) * 64 * 64);
+}
+
+// Dopants replace their fraction of the columns, and only when asked for.
+TEST(StemMasks, DopantsSubstituteTheirFraction) {
+  StemConfig cfg = atoms_config(0);
+  cfg.imaging.dopant_rate = 0.2;
+  int64_t n = 0, doped = 0;
+  for (int64_t idx = 0; idx < 40; ++idx)
+    for (const ColumnRecord &c : generate_sample(cfg, 0, idx, int(idx % 5)).columns) {
+      ++n;
+      doped += c.z == 14;
+    }
+  EXPECT_NEAR(double(doped) / double(n), 0.2, 0.03) << n << " columns";
+}
+
 } // namespace

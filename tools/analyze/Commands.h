@@ -11,5 +11,6 @@ namespace dxan {
 
 void add_contacts_command(CLI::App &app, int &status);
 void add_latent_command(CLI::App &app, int &status);
+void add_atoms_command(CLI::App &app, int &status);
 
 } // namespace dxan
