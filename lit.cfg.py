@@ -55,3 +55,9 @@ if shutil.which("chromium"):
 else:
     lit_config.note("chromium not found: compiler/report/test/report-browser.test is skipped "
                     "(scripts/setup.sh installs Debian's chromium)")
+# 'slurm': Debian's Slurm (slurm-wlm) and munge are installed and we are root
+# (SlurmUser=root), so test/slurm/slurm.test can start a one-node cluster of
+# its own (test/slurm/cluster.sh; scripts/setup.sh installs them).
+if os.geteuid() == 0 and all(shutil.which(t) or os.path.exists(os.path.join("/usr/sbin", t))
+                             for t in ["slurmctld", "slurmd", "munged", "sbatch", "srun", "scontrol"]):
+    config.available_features.add("slurm")

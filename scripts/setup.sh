@@ -16,6 +16,7 @@ PACKAGES=(
   libpng-dev libjpeg62-turbo-dev                                 # dx-datagen image folders; the image-folder reader
   libhdf5-dev                                                    # format: hdf5 datasets; dx-datagen --hdf5
   openmpi-bin libopenmpi-dev                                     # data-parallel training under mpirun
+  slurm-wlm munge                     # test/slurm: a one-node Slurm (slurmctld, slurmd, sbatch) and its auth daemon
   dataset-fashion-mnist
   python3-torch python3-numpy         # the reference of the gradient checks; NPY checks in tests
   python3-h5py                        # HDF5 files written by the tests (test/e2e/hdf5.test)

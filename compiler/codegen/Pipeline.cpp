@@ -3,6 +3,7 @@
 #include "codegen/Fatbin.h"
 #include "dialect/DxDialect.h"
 #include "lowering/BuildABI.h"
+#include "lowering/GradsReady.h"
 #include "lowering/CudaKernelNames.h"
 #include "lowering/EmulateGpuOrder.h"
 #include "lowering/FuseCheapProducers.h"
@@ -70,6 +71,7 @@ void registerPipelinePasses() {
     registerVectorizeCpuPass();
     registerProfilePointsPass();
     registerFuseCheapProducersPass();
+    registerGradsReadyPass();
     registerCudaPipelines();
   });
 }
@@ -337,8 +339,9 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   const bool strict = opts.strictFp || !opts.emulateGpu.empty();
   std::string toLLVM =
       opts.emulateGpu.empty() ? cpuToLLVM(vectorBits(opts), /*vectorize=*/!strict) : emulateGpuPipeline(opts.emulateGpu);
+  // dx-grads-ready: the runtime all-reduces gradients during the backward pass.
   if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
-                                         kBufferize + ", " + toLLVM)))
+                                         "dx-grads-ready, " + kBufferize + ", " + toLLVM)))
     return mlir::failure();
 
   return emitHostCode(module, opts, llvmIR);

@@ -108,10 +108,11 @@ Value asTensor(OpBuilder &b, Location loc, Value memref, mlir::Type tensorType) 
   return b.create<mlir::bufferization::ToTensorOp>(loc, tensorType, memref, /*restrict=*/true, /*writable=*/false);
 }
 
-void storeInto(OpBuilder &b, Location loc, Value tensor, Value view) {
+mlir::Operation *storeInto(OpBuilder &b, Location loc, Value tensor, Value view) {
   auto op = b.create<mlir::bufferization::MaterializeInDestinationOp>(loc, tensor, view);
   op.setRestrict(true);
   op.setWritable(true);
+  return op;
 }
 
 mlir::MemRefType flat(mlir::Type elem) { return mlir::MemRefType::get({mlir::ShapedType::kDynamic}, elem); }
@@ -160,8 +161,14 @@ void buildTrainStep(OpBuilder &b, mlir::ModuleOp module, mlir::func::FuncOp step
   auto call = b.create<mlir::func::CallOp>(loc, step, args);
   for (unsigned r = 1; r < step.getNumResults(); ++r) {
     auto t = mlir::cast<mlir::RankedTensorType>(call.getResult(r).getType());
-    if (auto g = step.getResultAttrOfType<mlir::StringAttr>(r, "dx.grad"))
-      storeInto(b, loc, call.getResult(r), arenaView(b, loc, a[2], l.find(l.params, g.getValue())->offset, t));
+    if (auto g = step.getResultAttrOfType<mlir::StringAttr>(r, "dx.grad")) {
+      // Where in the gradient arena: dx-grads-ready (GradsReady.h) moves the
+      // store up to the gradient's computation and tells the runtime.
+      const Slot *slot = l.find(l.params, g.getValue());
+      mlir::Operation *store = storeInto(b, loc, call.getResult(r), arenaView(b, loc, a[2], slot->offset, t));
+      store->setAttr("dx.grad_offset", b.getI64IntegerAttr(slot->offset));
+      store->setAttr("dx.grad_size", b.getI64IntegerAttr(slot->size));
+    }
     else if (auto u = step.getResultAttrOfType<mlir::StringAttr>(r, "dx.buffer_update"))
       storeInto(b, loc, call.getResult(r), arenaView(b, loc, a[3], l.find(l.buffers, u.getValue())->offset, t));
   }

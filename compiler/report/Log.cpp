@@ -226,6 +226,13 @@ EpochRecord readEpoch(const Event &e) {
     if (*ep.commTime > ep.epochTime + 1e-9)
       e.fail("'comm_time_s' (" + shortest(*ep.commTime) + ") is more than 'epoch_time_s' (" + shortest(ep.epochTime) + ")");
   }
+  if (e.has("comm_wait_s")) {
+    ep.commWait = e.nonNegative("comm_wait_s");
+    const double limit = ep.commTime ? *ep.commTime : ep.epochTime;
+    if (*ep.commWait > limit + 1e-9)
+      e.fail("'comm_wait_s' (" + shortest(*ep.commWait) + ") is more than '" +
+             (ep.commTime ? "comm_time_s" : "epoch_time_s") + "' (" + shortest(limit) + ")");
+  }
   return ep;
 }
 

@@ -52,7 +52,8 @@ struct EpochRecord {
   double samplesPerSec = 0; // 0: not in the log (Metrics derives it from the batch)
   std::optional<double> trainLoss, valLoss, valAccuracy, lr;
   std::optional<double> valIou, valMae, valRmse, valR2; // segmentation and regression runs
-  std::optional<double> commTime; // part of epochTime spent in gradient all-reduce (s)
+  std::optional<double> commTime; // part of epochTime with gradient all-reduce under way (s)
+  std::optional<double> commWait; // part of commTime the steps waited for (s): not hidden by the backward pass
 };
 
 struct TargetRecord {

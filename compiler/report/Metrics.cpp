@@ -129,13 +129,17 @@ Row measure(const RunLog &r) {
   row.globalBatch = r.globalBatch;
   row.epochs = int64_t(r.epochs.size());
   double time = 0, comm = 0, samples = 0;
-  bool allComm = true, allRates = true;
+  bool allComm = true, allRates = true, allWait = true;
   for (const EpochRecord &e : r.epochs) {
     row.steps += e.steps;
     time += e.epochTime;
     samples += e.samplesPerSec * e.epochTime;
     allRates = allRates && e.samplesPerSec > 0;
-    if (e.commTime) comm += *e.commTime;
+    // The exposed part: what the backward pass did not hide (logs before
+    // the overlap have no comm_wait_s; all of their comm_time_s waited).
+    allWait = allWait && e.commWait;
+    if (e.commWait) comm += *e.commWait;
+    else if (e.commTime) comm += *e.commTime;
     else allComm = false;
   }
   if (row.steps > 0) {
@@ -144,6 +148,7 @@ Row measure(const RunLog &r) {
     if (allComm) row.computeStepTime = (time - comm) / double(row.steps);
   }
   if (allComm && time > 0) row.commFraction = comm / time;
+  if (allWait && !r.epochs.empty()) row.waitedField = "comm_wait_s";
   // The runtime's samples_per_s, weighted by epoch time: samples trained / training time.
   if (time > 0) row.samplesPerSec = (allRates ? samples : double(r.globalBatch) * double(row.steps)) / time;
   const EpochRecord &last = r.epochs.back();

@@ -38,8 +38,10 @@ struct Row {
   int64_t epochs = 0, steps = 0; // epochs and steps trained
   double epochTime = 0;          // mean epoch time (s)
   double stepTime = 0;           // mean step time (s)
-  std::optional<double> computeStepTime; // mean step time less all-reduce, when the log has comm_time_s
-  std::optional<double> commFraction;    // sum(comm_time_s) / sum(epoch_time_s), when the log has comm_time_s
+  // Below, "waited" is comm_wait_s, or comm_time_s in logs without it.
+  std::optional<double> computeStepTime; // mean step time less the all-reduce waited for, when the log has it
+  std::optional<double> commFraction;    // sum(waited) / sum(epoch_time_s), when the log has comm_time_s
+  const char *waitedField = "comm_time_s"; // "comm_wait_s" when every epoch has it
   double samplesPerSec = 0;
   double trainTime = 0; // cumulative training time at the last epoch (s)
   // This run's samples/s over the baseline's (the mean of the runs at N0).

@@ -59,7 +59,7 @@ ProjectionInput projectionInput(const Series &s, std::optional<double> computeOv
   } else if (base.computeStepTime) {
     in.computeStep = *base.computeStepTime;
     in.notes.push_back("compute per step: " + fixed(in.computeStep * 1e3, 3) + " ms, measured on " + base.label() +
-                       " (epoch_time_s less comm_time_s, per step)");
+                       " (epoch_time_s less " + base.waitedField + ", per step)");
   } else {
     in.computeStep = base.stepTime;
     in.notes.push_back("compute per step: " + fixed(in.computeStep * 1e3, 3) + " ms, measured on " + base.label() +

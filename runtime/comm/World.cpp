@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <vector>
 // The C API only: keep mpi.h from pulling in the C++ bindings (libmpi_cxx).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -79,6 +80,34 @@ void World::allreduce_sum(double *data, int64_t n) {
 }
 void World::allreduce_max(int64_t *data, int64_t n) {
   if (size_ > 1) allreduce(data, n, MPI_INT64_T, MPI_MAX, *this);
+}
+
+// The started non-blocking sums (one world per process, main thread only).
+static std::vector<MPI_Request> g_requests;
+
+void World::start_sum(float *data, int64_t n) {
+  if (size_ == 1) return;
+  constexpr int64_t kPiece = int64_t(1) << 30;
+  for (int64_t i = 0; i < n; i += kPiece) {
+    g_requests.push_back(MPI_REQUEST_NULL);
+    check_mpi(MPI_Iallreduce(MPI_IN_PLACE, data + i, int(std::min(kPiece, n - i)), MPI_FLOAT, MPI_SUM,
+                             MPI_COMM_WORLD, &g_requests.back()),
+              "MPI_Iallreduce", *this);
+  }
+}
+
+void World::progress() {
+  if (g_requests.empty()) return;
+  int flag = 0;
+  check_mpi(MPI_Testall(int(g_requests.size()), g_requests.data(), &flag, MPI_STATUSES_IGNORE), "MPI_Testall",
+            *this);
+}
+
+void World::wait_all() {
+  if (g_requests.empty()) return;
+  const int rc = MPI_Waitall(int(g_requests.size()), g_requests.data(), MPI_STATUSES_IGNORE);
+  g_requests.clear();
+  check_mpi(rc, "MPI_Waitall", *this);
 }
 
 void World::broadcast(void *data, int64_t bytes, int root) {

@@ -28,6 +28,14 @@ public:
   void allreduce_sum(float *data, int64_t n);
   void allreduce_sum(double *data, int64_t n);
   void allreduce_max(int64_t *data, int64_t n);
+  // Non-blocking in-place sums (MPI_Iallreduce), for a gradient bucket
+  // while the backward pass computes the rest: start_sum starts one,
+  // progress lets MPI move the started ones along (Open MPI progresses
+  // non-blocking collectives only inside MPI calls), wait_all returns when
+  // all are done. No-ops in a world of one.
+  void start_sum(float *data, int64_t n);
+  void progress();
+  void wait_all();
   void broadcast(void *data, int64_t bytes, int root);
   void barrier();
   // Ends every rank with this exit code (MPI_Abort under MPI): for errors

@@ -117,7 +117,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = meta.target;
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
   double bucket_mb = 25;
-  bool synthetic = false, stop_at_target = false, resume = false, print_schedule = false, profile = false;
+  bool synthetic = false, stop_at_target = false, resume = false, resume_auto = false, print_schedule = false, profile = false;
   bool print_weights = false, no_shuffle = false, log_steps = false;
   std::string save_weights, init_from, from, predict, predict_out = "predictions";
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
@@ -145,6 +145,9 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
       ->default_str(t.lr_scaling)->check(CLI::IsMember({"none", "linear"}))->type_name("RULE");
   app.add_option("--bucket-mb", bucket_mb, "Size of the all-reduce buckets in MiB")->default_str("25")
       ->check(CLI::Range(0.01, 4096.0))->type_name("X");
+  std::string overlap = "on";
+  app.add_option("--overlap", overlap, "on: all-reduce gradient buckets during the backward pass; off: after it")
+      ->default_str("on")->check(CLI::IsMember({"on", "off"}))->type_name("on|off");
   app.add_option("--checkpoint-dir", checkpoint_dir, "Where checkpoints are written and resumed from")
       ->default_str(checkpoint_dir)->type_name("DIR");
   app.add_option("--checkpoint-every", checkpoint_every, "Write a checkpoint every N epochs (0: only on SIGUSR1/SIGTERM)")
@@ -172,7 +175,14 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_flag("--print-weights", print_weights, "Print the weights index (every tensor's name, kind and shape) as JSON, then exit");
   app.add_flag("--no-shuffle", no_shuffle, "Visit the training samples in file order every epoch (reproducible outside DeepEx)");
   app.add_flag("--log-steps", log_steps, "Log a 'step' event (step, epoch, loss, lr) for every training step");
-  app.add_flag("--resume", resume, "Continue from the newest complete checkpoint in --checkpoint-dir");
+  std::string resume_arg;
+  CLI::Option *resume_opt =
+      app.add_option("--resume", resume_arg,
+                     "Continue from the newest complete checkpoint in --checkpoint-dir (an error when there is none); "
+                     "'--resume auto': start afresh when there is none, and skip a corrupt newest one for the one "
+                     "before (a job script that is resubmitted or requeued unchanged)")
+          ->expected(0, 1)
+          ->type_name("[auto]");
   app.add_option("--stop-after-epoch", stop_after, "End the run after epoch N with a checkpoint (the schedule still spans --epochs)")
       ->check(whole_number(1))->type_name("N");
   app.add_option("--export", export_dir,
@@ -185,7 +195,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--set", "key=value: the same as --key value (e.g. --set epochs=3)")->type_name("KEY=VALUE");
   app.footer(str("Signals: SIGUSR1 writes a checkpoint and goes on; SIGTERM writes one and stops.\n"
                   "Exit status: 0 done, 1 bad input (data, metadata, checkpoint), 2 bad flag, 3 the loss became NaN or Inf,\n"
-                  "4 stopped by SIGTERM after writing a checkpoint (--resume continues)."));
+                  "4 stopped by SIGTERM after writing a checkpoint (--resume continues; --resume auto also starts a first run)."));
 
   try {
     std::vector<std::string> args;
@@ -196,6 +206,14 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
     }
     std::reverse(args.begin(), args.end()); // CLI11 takes them last to first
     app.parse(args);
+    if (resume_opt->count() > 0) {
+      if (resume_arg == "auto") resume = resume_auto = true;
+      else if (resume_arg.empty()) resume = true;
+      else
+        throw CLI::ValidationError("--resume", str("takes no value or 'auto', not '", resume_arg,
+                                                   "'; the checkpoints are those in --checkpoint-dir (give the "
+                                                   "directory there: --checkpoint-dir ", resume_arg, " --resume)"));
+    }
     // The target is compiled in: the flag only states it (and catches a
     // script that runs the wrong executable).
     if (device != meta.target)
@@ -236,12 +254,14 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->log_path = log;
   cfg->data_dir = data_dir;
   cfg->bucket_bytes = int64_t(bucket_mb * 1048576.0);
+  cfg->overlap = overlap == "on";
   cfg->data_threads = int(data_threads);
   cfg->checkpoint_dir = checkpoint_dir;
   cfg->checkpoint_every = checkpoint_every;
   cfg->keep_checkpoints = keep;
   cfg->stop_after_epoch = stop_after;
   cfg->resume = resume;
+  cfg->resume_auto = resume_auto;
   cfg->print_schedule = print_schedule;
   cfg->export_dir = export_dir;
   cfg->save_weights = save_weights;

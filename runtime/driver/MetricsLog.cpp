@@ -91,6 +91,7 @@ void MetricsLog::epoch(const EpochStats &s) {
   j["elapsed_s"] = round_to(s.elapsed_s, 1e6);
   j["epoch_time_s"] = round_to(s.epoch_time_s, 1e6);
   j["comm_time_s"] = round_to(s.comm_time_s, 1e6);
+  j["comm_wait_s"] = round_to(s.comm_wait_s, 1e6);
   j["samples_per_s"] = round_to(s.samples_per_s, 10);
   j["train_loss"] = number(s.train_loss);
   j["val_loss"] = s.has_val ? number(s.val.loss) : Json(nullptr);

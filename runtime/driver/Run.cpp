@@ -121,6 +121,14 @@ int run(int argc, char **argv) {
                "give one of them");
     DXRT_CHECK(cfg.from.empty() || !cfg.predict.empty(), "--from CHECKPOINT is for --predict",
                "to continue training from a checkpoint use --resume (with --checkpoint-dir)");
+    // --resume auto without a complete checkpoint is a first run: it starts
+    // afresh (and its log starts anew); with one it is --resume. Rank 0
+    // lists the directory and every rank gets its list, so all agree.
+    bool fresh_auto = false;
+    if (cfg.resume_auto && cfg.predict.empty() && Checkpointer(meta, cfg, world).complete().empty()) {
+      cfg.resume = false;
+      fresh_auto = true;
+    }
     MetricsLog log(cfg.log_path, world.is_root(), cfg.resume);
     console.title(meta, cfg, blas_threads);
     if (!cfg.predict.empty()) { // no training: outputs for new inputs
@@ -161,9 +169,14 @@ int run(int argc, char **argv) {
     // starts from the same parameters as a CPU run.
     init_arena(meta.params, arenas.params.data(), uint64_t(cfg.seed), 0);
     init_arena(meta.buffers, arenas.buffers.data(), uint64_t(cfg.seed), kBufferStreams);
-    if (!cfg.init_from.empty()) {
+    if (!cfg.init_from.empty() && cfg.resume && cfg.resume_auto) {
+      // --resume auto with a checkpoint: the checkpoint holds the model;
+      // --init-from is for the job's first run.
+      console.line(str("--resume auto: resuming, so --init-from ", cfg.init_from, " is not read"));
+    } else if (!cfg.init_from.empty()) {
       DXRT_CHECK(!cfg.resume, "--init-from and --resume both say where the model starts",
-                 "use --resume to continue a run, --init-from to start one from given weights");
+                 "use --resume to continue a run, --init-from to start one from given weights (or --resume auto "
+                 "with --init-from: the weights for a first run, the checkpoint once there is one)");
       load_weights(meta, arenas, cfg.init_from);
       console.line(str("initialised from ", cfg.init_from));
     }
@@ -179,6 +192,8 @@ int run(int argc, char **argv) {
     if (cfg.profile) Profiler::get().enable();
     Trainer trainer(meta, cfg, data, arenas, *backend, world, console, log, start);
     if (cfg.resume) trainer.resume();
+    else if (fresh_auto)
+      console.line(str("--resume auto: no complete checkpoint in '", cfg.checkpoint_dir, "': starting afresh"));
     int rc = trainer.run();
     Profiler::get().report(world.is_root(), log);
     if (rc == kExitOk && !cfg.save_weights.empty()) {

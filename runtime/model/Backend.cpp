@@ -48,12 +48,12 @@ public:
   }
   void commit_buffers(Arenas &a) override { std::copy(a.new_buffers.begin(), a.new_buffers.end(), a.buffers.begin()); }
 
+  // The step's gradients reduced while its backward pass runs (ModelSync.h).
+  void begin_reduce(Arenas &a, ModelSync &sync, float weight) override {
+    sync.begin_gradients(a.grads.data(), int64_t(a.params.size()), weight, /*overlap=*/true);
+  }
   void reduce_gradients(Arenas &a, ModelSync &sync, float weight, float *side) override {
-    const int64_t np = int64_t(a.params.size());
-    float *tail = a.grads.data() + np; // the side values ride after the gradients
-    std::copy(side, side + kGradSide, tail);
-    sync.reduce_gradients(a.grads.data(), np, weight, kGradSide);
-    std::copy(tail, tail + kGradSide, side);
+    sync.reduce_gradients(a.grads.data(), int64_t(a.params.size()), weight, side, kGradSide);
   }
   void reduce_buffers(Arenas &a, ModelSync &sync, float weight) override {
     sync.weighted_sum(a.new_buffers.data(), int64_t(a.new_buffers.size()), weight);

@@ -53,6 +53,11 @@ public:
   // kGradSide values of `side` summed (unscaled) along with them;
   // new buffers weighted and summed; parameters and buffers averaged.
   virtual void reduce_gradients(Arenas &a, ModelSync &sync, float weight, float *side) = 0;
+  // Before a step whose gradients reduce_gradients will sum: a backend that
+  // can start the sums during the step's backward pass (the host: buckets
+  // as the generated code reports them final) arms that here. The results
+  // are those without it, bit for bit.
+  virtual void begin_reduce(Arenas &, ModelSync &, float /*weight*/) {}
   virtual void reduce_buffers(Arenas &a, ModelSync &sync, float weight) = 0;
   virtual void average_model(Arenas &a, ModelSync &sync) = 0;
 

@@ -107,6 +107,7 @@ static Json progress_json(const Progress &p) {
               {"loss_sum", p.loss_sum},
               {"samples", p.samples},
               {"comm_time_s", p.comm_time_s},
+              {"comm_wait_s", p.comm_wait_s},
               {"lr", p.lr},
               {"last_finite_loss", std::isfinite(p.last_finite_loss) ? Json(p.last_finite_loss) : Json(nullptr)},
               {"last_finite_step", p.last_finite_step},
@@ -125,6 +126,7 @@ public:
       : j_(j), corrupt_(std::move(corrupt)), prefix_(std::move(prefix)) {}
   // Absent: the fallback.
   int64_t integer_or(const char *key, int64_t fallback) const { return has(key) ? integer(key) : fallback; }
+  double number_or(const char *key, double fallback) const { return has(key) ? number(key) : fallback; }
   std::string string_or(const char *key, const std::string &fallback) const {
     return has(key) ? typed(key, &Json::is_string, "a string").get<std::string>() : fallback;
   }
@@ -160,6 +162,8 @@ static Progress progress_from(const Fields &j) {
   p.loss_sum = j.number("loss_sum");
   p.samples = j.number("samples");
   p.comm_time_s = j.number("comm_time_s");
+  // Absent in checkpoints of versions before the overlap: all of it waited.
+  p.comm_wait_s = j.number_or("comm_wait_s", p.comm_time_s);
   p.lr = j.number("lr");
   p.last_finite_loss = j.is_null("last_finite_loss") ? NAN : j.number("last_finite_loss");
   p.last_finite_step = j.integer("last_finite_step");
@@ -251,6 +255,27 @@ std::string Checkpointer::newest() {
   return path;
 }
 
+std::vector<std::string> Checkpointer::complete() {
+  std::string joined; // newline-separated, newest first
+  if (world_.is_root()) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(dir_, ec)) {
+      const std::string name = e.path().filename().string();
+      if (e.is_directory() && name.rfind("step-", 0) == 0 && fs::exists(e.path() / "DONE")) names.push_back(name);
+    }
+    std::sort(names.rbegin(), names.rend()); // zero-padded names sort by step
+    for (const std::string &n : names) joined += (fs::path(dir_) / n).string() + "\n";
+  }
+  int64_t n = int64_t(joined.size());
+  world_.broadcast(&n, sizeof n, 0);
+  joined.resize(size_t(n));
+  if (n > 0) world_.broadcast(joined.data(), n, 0);
+  std::vector<std::string> out;
+  for (size_t at = 0, nl; (nl = joined.find('\n', at)) != std::string::npos; at = nl + 1) out.push_back(joined.substr(at, nl - at));
+  return out;
+}
+
 // An error every rank meets alike.
 static Error collective(std::string what, std::string hint, int line) {
   Error e(std::move(what), std::move(hint), __FILE__, line);
@@ -315,6 +340,25 @@ static Json read_done(const fs::path &dir, const std::string &path, const std::s
                          model, "'"),
                      "give the checkpoints of this model", __LINE__);
   return done;
+}
+
+std::string Checkpointer::damage(const std::string &path) {
+  const fs::path dir(path);
+  std::string done_text;
+  if (!read_whole((dir / "DONE").string(), &done_text))
+    return str("its marker '", (dir / "DONE").string(), "' cannot be read: ", std::strerror(errno));
+  const Json done = Json::parse(done_text, nullptr, false);
+  if (done.is_discarded() || !done.contains("ranks") || !done["ranks"].is_number_integer() ||
+      done["ranks"].get<int64_t>() < 1 || !done.contains("model") || !done["model"].is_string())
+    return str("its marker '", (dir / "DONE").string(), "' is corrupt");
+  // Another model or rank count: not damage, load() says what it is.
+  if (done["model"] != meta_.model || done["ranks"].get<int64_t>() != world_.size()) return "";
+  try {
+    read_rank_file((dir / rank_file(world_.rank())).string());
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
 }
 
 Progress Checkpointer::load(const std::string &path, Arenas &a) {

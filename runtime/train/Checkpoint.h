@@ -20,6 +20,7 @@
 #include "train/Progress.h"
 
 #include <string>
+#include <vector>
 
 namespace dxrt {
 
@@ -34,6 +35,18 @@ public:
   // The newest complete checkpoint in the checkpoint directory, as rank 0
   // sees it ("" when there is none). Collective.
   std::string newest();
+
+  // Every complete checkpoint in the checkpoint directory, newest first, as
+  // rank 0 lists it (empty when there is none, or no directory). Collective:
+  // every rank gets rank 0's list.
+  std::vector<std::string> complete();
+
+  // What is wrong with this rank's part of the checkpoint at `path` ("" when
+  // nothing is): its DONE marker unreadable or not JSON, its rank file
+  // missing, truncated, or failing its magic, checksum or header. Not
+  // collective, no exception. A checkpoint of another model or rank count
+  // is not called corrupt here: load() refuses it with its reason.
+  std::string damage(const std::string &path);
 
   // Reads this rank's part of the checkpoint at `path` into the arenas and
   // returns its progress. Throws dxrt::Error (collective when every rank

@@ -29,6 +29,7 @@ struct RunConfig {
   SyncSpec sync;
   std::string lr_scaling = "none"; // none or linear (base_lr already scaled)
   int64_t bucket_bytes = 25 << 20;
+  bool overlap = true; // all-reduce gradient buckets during the backward pass (--overlap)
   int data_threads = 2;  // image decoding threads (folder datasets)
   // Checkpoints: every N epochs (0 = only on SIGUSR1/SIGTERM), the newest
   // `keep` kept; --resume continues from the newest; --stop-after-epoch
@@ -36,6 +37,10 @@ struct RunConfig {
   std::string checkpoint_dir;
   int64_t checkpoint_every = 0, keep_checkpoints = 2, stop_after_epoch = 0;
   bool resume = false;
+  // --resume auto: where --checkpoint-dir holds no complete checkpoint the
+  // run starts afresh (Run.cpp then clears `resume`), and a corrupt newest
+  // checkpoint is skipped for the one before (Trainer::resume).
+  bool resume_auto = false;
   bool print_schedule = false; // print the learning rate of every step, then exit
   bool profile = false;        // --profile: time per layer and phase (train/Profile.h)
   std::string export_dir;      // --export: every output of every sample, after training

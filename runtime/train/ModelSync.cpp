@@ -32,12 +32,25 @@ SyncSpec parse_sync(const std::string &text) {
 ModelSync::ModelSync(World &world, SyncSpec spec, int64_t bucket_bytes)
     : world_(world), spec_(std::move(spec)), bucket_floats_(std::max<int64_t>(bucket_bytes / 4, 1024)) {}
 
-int64_t ModelSync::buckets(int64_t n) const { return (n + bucket_floats_ - 1) / bucket_floats_; }
+// At least kMinBuckets buckets of at least kMinBucketFloats, when there is
+// that much: a model smaller than one --bucket-mb bucket still has buckets
+// that the backward pass can hide.
+constexpr int64_t kMinBuckets = 8, kMinBucketFloats = 16384;
+
+int64_t ModelSync::buckets(int64_t n) const {
+  return std::max<int64_t>({(n + bucket_floats_ - 1) / bucket_floats_, std::min(kMinBuckets, n / kMinBucketFloats),
+                            int64_t(1)});
+}
+
+ModelSync::Buckets ModelSync::partition(int64_t n) const {
+  // Equal buckets: the last one is not a sliver.
+  const int64_t k = buckets(n);
+  return {k, std::max<int64_t>((n + k - 1) / k, 1)};
+}
 
 void ModelSync::reduce_in_buckets(float *x, int64_t n) {
-  // Equal buckets: the last one is not a sliver.
-  const int64_t k = std::max<int64_t>(buckets(n), 1), per = (n + k - 1) / k;
-  for (int64_t i = 0; i < n; i += per) world_.allreduce_sum(x + i, std::min(per, n - i));
+  const Buckets b = partition(n);
+  for (int64_t i = 0; i < n; i += b.per) world_.allreduce_sum(x + i, std::min(b.per, n - i));
 }
 
 static void scale(float *x, int64_t n, float w) {
@@ -45,12 +58,51 @@ static void scale(float *x, int64_t n, float w) {
     for (int64_t i = 0; i < n; ++i) x[i] *= w;
 }
 
-void ModelSync::reduce_gradients(float *grads, int64_t n, float weight, int64_t n_side) {
+// The armed ModelSync of this process, for dxrt_grads_ready (the generated
+// step calls it; main thread only).
+static ModelSync *g_armed = nullptr;
+
+void ModelSync::begin_gradients(float *grads, int64_t n, float weight, bool overlap) {
   if (world_.size() == 1) return;
+  grads_ = grads, n_ = n, weight_ = weight;
+  buckets_ = partition(n);
+  next_ = buckets_.k - 1;
+  started_at_ = -1;
+  if (overlap) g_armed = this;
+}
+
+void ModelSync::start_bucket() {
+  const int64_t lo = next_ * buckets_.per, count = std::min(buckets_.per, n_ - lo);
+  if (started_at_ < 0) started_at_ = now_s();
+  if (count > 0) {
+    scale(grads_ + lo, count, weight_);
+    world_.start_sum(grads_ + lo, count);
+  }
+  --next_;
+}
+
+void ModelSync::grads_ready(int64_t first) {
+  while (next_ >= 0 && next_ * buckets_.per >= first) start_bucket();
+  world_.progress();
+}
+
+void ModelSync::finish_gradients(float *side, int64_t n_side) {
+  if (world_.size() == 1) return;
+  g_armed = nullptr;
   const double t0 = now_s();
-  scale(grads, n, weight);
-  reduce_in_buckets(grads, n + n_side);
-  comm_s_ += now_s() - t0;
+  while (next_ >= 0) start_bucket();
+  if (n_side > 0) world_.start_sum(side, n_side); // last, unscaled: the loss and signal flags
+  world_.wait_all();
+  const double t1 = now_s();
+  wait_s_ += t1 - t0;
+  comm_s_ += t1 - (started_at_ >= 0 ? std::min(started_at_, t0) : t0);
+  grads_ = nullptr;
+}
+
+void ModelSync::reduce_gradients(float *grads, int64_t n, float weight, float *side, int64_t n_side) {
+  if (world_.size() == 1) return;
+  if (grads_ != grads) begin_gradients(grads, n, weight, false);
+  finish_gradients(side, n_side);
 }
 
 void ModelSync::weighted_sum(float *x, int64_t n, float weight) {
@@ -58,7 +110,9 @@ void ModelSync::weighted_sum(float *x, int64_t n, float weight) {
   const double t0 = now_s();
   scale(x, n, weight);
   reduce_in_buckets(x, n);
-  comm_s_ += now_s() - t0;
+  const double t = now_s() - t0;
+  comm_s_ += t;
+  wait_s_ += t;
 }
 
 void ModelSync::average(float *x, int64_t n) { weighted_sum(x, n, 1.0f / float(world_.size())); }
@@ -68,5 +122,21 @@ double ModelSync::take_comm_time() {
   comm_s_ = 0;
   return t;
 }
+
+double ModelSync::take_wait_time() {
+  double t = wait_s_;
+  wait_s_ = 0;
+  return t;
+}
+
+} // namespace dxrt
+
+// The generated dx_train_step's call when the gradients in [first, end) of
+// its gradient arena are final (compiler/lowering/GradsReady.h).
+extern "C" void dxrt_grads_ready(int64_t first) {
+  if (dxrt::g_armed) dxrt::g_armed->grads_ready(first);
+}
+
+namespace dxrt {
 
 } // namespace dxrt

@@ -20,7 +20,8 @@ struct Progress {
   double epoch_time_s = 0;
   double loss_sum = 0;        // sum of loss * samples
   double samples = 0;
-  double comm_time_s = 0;     // of epoch_time_s, spent in all-reduce
+  double comm_time_s = 0;     // of epoch_time_s, with all-reduce under way
+  double comm_wait_s = 0;     // of comm_time_s, waited for after the steps' own work
   double lr = 0;              // of the last step
   // The last step whose (global) loss was finite.
   double last_finite_loss = NAN;

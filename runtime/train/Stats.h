@@ -31,7 +31,8 @@ struct EpochStats {
   double train_loss = NAN;      // mean over the epoch's samples
   double lr = 0;                // at the epoch's last step
   double epoch_time_s = 0;      // training steps of this epoch (the slowest rank's)
-  double comm_time_s = 0;       // of which in all-reduce
+  double comm_time_s = 0;       // of which with all-reduce under way
+  double comm_wait_s = 0;       // of which waiting for all-reduce (not hidden by the backward pass)
   double train_time_s = 0;      // training steps so far
   double elapsed_s = 0;         // wall time since start
   double samples_per_s = 0;

@@ -37,8 +37,44 @@ Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &da
 
 double Trainer::elapsed() const { return p_.elapsed_s + (now_s() - start_); }
 
+static std::string joined(const std::vector<std::string> &v) {
+  std::string out;
+  for (const std::string &s : v) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// --resume auto: the newest complete checkpoint that no rank finds damaged.
+// Every rank checks its own file, and the ranks agree on the verdict (an
+// all-reduce of the flags), so all of them go on to load the same one.
+static std::string newest_intact(Checkpointer &ckpt, World &world, Console &console) {
+  const std::vector<std::string> found = ckpt.complete();
+  if (found.empty()) return ""; // gone since Run.cpp looked: resume() says there is none
+  std::vector<std::string> skipped;
+  for (const std::string &path : found) {
+    const std::string damage = ckpt.damage(path);
+    if (!damage.empty())
+      std::fprintf(stderr, "warning%s: --resume auto: %s\n",
+                   world.size() > 1 ? str(" [", world.name(), "]").c_str() : "", damage.c_str());
+    int64_t bad = damage.empty() ? 0 : 1;
+    world.allreduce_max(&bad, 1);
+    if (!bad) {
+      if (!skipped.empty())
+        console.line(str("warning: --resume auto: skipped the damaged checkpoint(s) ", joined(skipped),
+                          "; resuming from the previous complete one, ", path));
+      return path;
+    }
+    skipped.push_back(path);
+  }
+  Error e(str("--resume auto: every complete checkpoint in '", ckpt.dir(), "' is damaged: ", joined(skipped)),
+          "the warnings above name the files; move the damaged step-* directories away (or give another "
+          "--checkpoint-dir to start afresh)",
+          __FILE__, __LINE__);
+  e.collective = true;
+  throw e;
+}
+
 void Trainer::resume() {
-  const std::string from = ckpt_.newest();
+  const std::string from = cfg_.resume_auto ? newest_intact(ckpt_, world_, console_) : ckpt_.newest();
   if (from.empty()) {
     Error e(str("--resume: no complete checkpoint in '", ckpt_.dir(), "'"),
             "checkpoints are written with --checkpoint-every N, on SIGUSR1/SIGTERM, or at --stop-after-epoch; "
@@ -82,7 +118,7 @@ int Trainer::run() {
     const int64_t done = p_.epoch;
     p_.epoch = done + 1;
     p_.step_in_epoch = 0;
-    p_.epoch_time_s = p_.loss_sum = p_.samples = p_.comm_time_s = 0;
+    p_.epoch_time_s = p_.loss_sum = p_.samples = p_.comm_time_s = p_.comm_wait_s = 0;
     const bool last = done == cfg_.epochs || stop_;
     if (done == stop_after && !last) {
       const std::string at = checkpoint("--stop-after-epoch");
@@ -139,6 +175,12 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   double weighted_loss = 0; // sum over micro-batches of loss * b / global
   float weight = 1.0f;
   int64_t b_rank = 0;
+  if (!sync_.averaging() && M == 1 && cfg_.overlap && world_.size() > 1) {
+    // The gradients' all-reduce starts during the backward pass (ModelSync.h).
+    int64_t lo, hi;
+    plan.shard(k, 0, &lo, &hi);
+    backend_.begin_reduce(a_, sync_, float(double(hi - lo) / double(plan.global_size(k))));
+  }
   for (int64_t m = 0; m < M; ++m) {
     int64_t lo, hi;
     plan.shard(k, m, &lo, &hi);
@@ -213,8 +255,11 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   const double step_s = now_s() - t0, comm_s = sync_.take_comm_time();
   p_.epoch_time_s += step_s;
   p_.comm_time_s += comm_s;
+  const double wait_s = sync_.take_wait_time();
+  p_.comm_wait_s += wait_s;
   if (Profiler::get().on()) {
-    Profiler::get().add(TrainerPhase::AllReduce, comm_s);
+    // The wait only: the rest ran inside the backward pass's regions.
+    Profiler::get().add(TrainerPhase::AllReduce, wait_s);
     Profiler::get().step_done(step_s);
   }
   ++p_.step_in_epoch;
@@ -254,15 +299,15 @@ EpochStats Trainer::finish_epoch(int64_t epoch) {
   double sums[2] = {p_.loss_sum, p_.samples};
   world_.allreduce_sum(sums, 2);
   // The slowest rank's time is the epoch's time.
-  double times[2] = {p_.epoch_time_s, p_.comm_time_s};
+  double times[3] = {p_.epoch_time_s, p_.comm_time_s, p_.comm_wait_s};
   if (world_.size() > 1) {
-    int64_t us[2] = {int64_t(times[0] * 1e6), int64_t(times[1] * 1e6)};
-    world_.allreduce_max(us, 2);
-    times[0] = double(us[0]) * 1e-6;
-    times[1] = double(us[1]) * 1e-6;
+    int64_t us[3] = {int64_t(times[0] * 1e6), int64_t(times[1] * 1e6), int64_t(times[2] * 1e6)};
+    world_.allreduce_max(us, 3);
+    for (int i = 0; i < 3; ++i) times[i] = double(us[i]) * 1e-6;
   }
   s.epoch_time_s = times[0];
   s.comm_time_s = times[1];
+  s.comm_wait_s = std::min(times[2], times[1]);
   s.samples = int64_t(sums[1]);
   s.train_loss = sums[1] > 0 ? sums[0] / sums[1] : NAN;
   s.train_time_s = p_.train_time_s + s.epoch_time_s;

@@ -35,7 +35,9 @@ public:
           World &world, Console &console, MetricsLog &log, double start_time);
   // Loads the newest complete checkpoint of --checkpoint-dir into the
   // arenas and continues from its progress. Throws dxrt::Error when there is
-  // none or it does not belong to this run.
+  // none or it does not belong to this run. Under --resume auto, a newest
+  // checkpoint that some rank finds damaged (Checkpointer::damage) is
+  // skipped, with a warning, for the one before; every one damaged is an error.
   void resume();
   // Trains to the end of the schedule (or the stop rule, a signal,
   // --stop-after-epoch); returns the process exit code. Throws dxrt::Error
