@@ -12,5 +12,6 @@ namespace dxgen {
 
 void add_peptide_command(CLI::App &app);
 void add_stem_command(CLI::App &app);
+void add_cosmo_command(CLI::App &app);
 
 } // namespace dxgen

@@ -2,6 +2,7 @@
 // physics, deterministically for a given seed (docs/datagen.md).
 //   dx-datagen peptide -o data/peptide   folding trajectories -> contact maps, Q, RMSD
 //   dx-datagen stem -o data/stem         HAADF-STEM images of 2-D crystals -> lattice class
+//   dx-datagen cosmo -o data/cosmo       log-normal density volumes -> Omega_m, sigma_8, n_s, h
 #include "Commands.h"
 
 #include <CLI/CLI.hpp>
@@ -15,6 +16,7 @@ int main(int argc, char **argv) {
   app.require_subcommand(1);
   dxgen::add_peptide_command(app);
   dxgen::add_stem_command(app);
+  dxgen::add_cosmo_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

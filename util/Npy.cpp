@@ -20,7 +20,7 @@ int64_t product(const std::vector<int64_t> &shape) {
 }
 
 int64_t descr_size(const std::string &descr) {
-  return descr == "<f4" ? 4 : descr == "<f8" || descr == "<i8" ? 8 : descr == "|u1" ? 1 : 0;
+  return descr == "<f4" ? 4 : descr == "<f8" || descr == "<i8" ? 8 : descr == "<i2" ? 2 : descr == "|u1" ? 1 : 0;
 }
 
 } // namespace
@@ -83,6 +83,11 @@ void write_npy(const std::string &path, const std::vector<int64_t> &shape, const
   w.append(data, product(shape));
   w.finish();
 }
+void write_npy(const std::string &path, const std::vector<int64_t> &shape, const int16_t *data) {
+  NpyWriter w(path, shape, "<i2");
+  w.append(data, product(shape));
+  w.finish();
+}
 void write_npy(const std::string &path, const std::vector<int64_t> &shape, const uint8_t *data) {
   NpyWriter w(path, shape, "|u1");
   w.append(data, product(shape));
@@ -104,6 +109,10 @@ std::vector<float> NpyArray::as_floats() const {
     } else if (descr == "<i8") {
       int64_t v;
       std::memcpy(&v, bytes.data() + 8 * i, 8);
+      o = float(v);
+    } else if (descr == "<i2") {
+      int16_t v;
+      std::memcpy(&v, bytes.data() + 2 * i, 2);
       o = float(v);
     } else o = float(bytes[size_t(i)]);
   }
@@ -150,7 +159,7 @@ NpyArray read_npy(const std::string &path) {
     i = j;
   }
   const int64_t elem = descr_size(a.descr);
-  if (elem == 0) throw io_error(path, "NPY dtype '" + a.descr + "' is not supported here (<f4, <f8, <i8, |u1 are)");
+  if (elem == 0) throw io_error(path, "NPY dtype '" + a.descr + "' is not supported here (<f4, <f8, <i8, <i2, |u1 are)");
   a.bytes.resize(size_t(a.count() * elem));
   if (!a.bytes.empty() && !in.read(reinterpret_cast<char *>(a.bytes.data()), std::streamsize(a.bytes.size())))
     throw io_error(path, "truncated: the header promises " + std::to_string(a.bytes.size()) + " bytes of data");

@@ -18,7 +18,7 @@ namespace dx {
 // std::runtime_error naming the file.
 class NpyWriter {
 public:
-  // descr: "<f4", "<i8" or "|u1".
+  // descr: "<f4", "<f8", "<i8", "<i2" or "|u1".
   NpyWriter(std::string path, std::vector<int64_t> shape, const char *descr);
   ~NpyWriter();
   NpyWriter(const NpyWriter &) = delete;
@@ -35,10 +35,11 @@ private:
 // Whole arrays; the shape's product must equal the count.
 void write_npy(const std::string &path, const std::vector<int64_t> &shape, const float *data);
 void write_npy(const std::string &path, const std::vector<int64_t> &shape, const int64_t *data);
+void write_npy(const std::string &path, const std::vector<int64_t> &shape, const int16_t *data);
 void write_npy(const std::string &path, const std::vector<int64_t> &shape, const uint8_t *data);
 
 struct NpyArray {
-  std::string descr;            // "<f4", "<f8", "<i8", "|u1"
+  std::string descr;            // "<f4", "<f8", "<i8", "<i2", "|u1"
   std::vector<int64_t> shape;
   std::vector<uint8_t> bytes;   // raw little-endian data
   int64_t count() const;
