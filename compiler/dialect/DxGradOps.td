@@ -69,7 +69,7 @@ def Dx_KlNormalGradOp : Dx_GradOp<"kl_normal_grad"> {
 }
 
 def Dx_Conv2dGradInputOp : Dx_GradOp<"conv2d_grad_input"> {
-  let summary = "dX of a 2-D convolution (a transposed convolution of dY with W); the result type is X's";
+  let summary = "dX of a 2-D or 3-D convolution (a transposed convolution of dY with W); the result type is X's";
   let arguments = (ins AnyRankedTensor:$dy, AnyRankedTensor:$weight, DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$pad, DenseI64ArrayAttr:$dilation, I64Attr:$groups);
   let results = (outs AnyRankedTensor:$dx);
@@ -77,7 +77,7 @@ def Dx_Conv2dGradInputOp : Dx_GradOp<"conv2d_grad_input"> {
 }
 
 def Dx_Conv2dGradWeightOp : Dx_GradOp<"conv2d_grad_weight"> {
-  let summary = "dW of a 2-D convolution from dY and X; the result type is W's";
+  let summary = "dW of a 2-D or 3-D convolution from dY and X; the result type is W's";
   let arguments = (ins AnyRankedTensor:$dy, AnyRankedTensor:$x, DenseI64ArrayAttr:$stride,
                        DenseI64ArrayAttr:$pad, DenseI64ArrayAttr:$dilation, I64Attr:$groups);
   let results = (outs AnyRankedTensor:$dw);
@@ -85,7 +85,7 @@ def Dx_Conv2dGradWeightOp : Dx_GradOp<"conv2d_grad_weight"> {
 }
 
 def Dx_PoolGradOp : Dx_GradOp<"pool_grad"> {
-  let summary = "dX of max or average pooling; the result type is X's";
+  let summary = "dX of 2-D or 3-D max or average pooling; the result type is X's";
   let arguments = (ins AnyRankedTensor:$dy, AnyRankedTensor:$x, StrAttr:$kind, DenseI64ArrayAttr:$kernel,
                        DenseI64ArrayAttr:$stride, DenseI64ArrayAttr:$pad);
   let results = (outs AnyRankedTensor:$dx);

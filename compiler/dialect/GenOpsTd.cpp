@@ -25,7 +25,7 @@ std::string camel(const std::string &name) {
 }
 
 // The ODS attribute constraint for a registry attribute kind. Pairs and
-// paddings are stored resolved (2 and 4 integers), so codegen never has to
+// paddings are stored resolved (2 or 3 and 4 or 6 integers), so codegen never has to
 // interpret `same`.
 std::string odsAttr(const dx::AttrSpec &a) {
   switch (a.kind) {
@@ -42,11 +42,15 @@ std::string odsAttr(const dx::AttrSpec &a) {
   return "AnyAttr";
 }
 
-const char *kindDoc(dx::AttrKind k) {
-  switch (k) {
-  case dx::AttrKind::Pair: return " (stored as [h, w])";
-  case dx::AttrKind::Padding: return " (stored resolved as [top, bottom, left, right])";
-  case dx::AttrKind::OptInt: return " (stored resolved as [h, w])";
+const char *kindDoc(const dx::AttrSpec &a) {
+  bool three = a.spatial == 3;
+  switch (a.kind) {
+  case dx::AttrKind::Pair:
+    return a.spatial == 0 ? " (stored resolved, one value per spatial dim)" : three ? " (stored as [d, h, w])" : " (stored as [h, w])";
+  case dx::AttrKind::Padding:
+    return three ? " (stored resolved as [front, back, top, bottom, left, right])"
+                 : " (stored resolved as [top, bottom, left, right])";
+  case dx::AttrKind::OptInt: return three ? " (stored resolved as [d, h, w])" : " (stored resolved as [h, w])";
   case dx::AttrKind::Axes: return " (absent = all dims)";
   case dx::AttrKind::Floats: return " (absent = none)";
   default: return "";
@@ -83,7 +87,7 @@ int main(int argc, char **argv) {
     if (!op.attrs.empty()) {
       os << "    Attributes:\n";
       for (const dx::AttrSpec &a : op.attrs)
-        os << "    - `" << a.name << "`: " << a.doc << kindDoc(a.kind)
+        os << "    - `" << a.name << "`: " << a.doc << kindDoc(a)
            << (a.required() ? "" : "; .dx default " + a.defaultValue.str()) << "\n";
       os << "\n";
     }

@@ -97,37 +97,50 @@ mlir::LogicalResult KlNormalGradOp::verify() {
   return sameShape(*this, getLogvar(), getDlogvar(), "logvar and dlogvar");
 }
 
-static mlir::LogicalResult verifyConvAttrs(mlir::Operation *op, llvm::ArrayRef<int64_t> stride,
+// 2-D (rank 4, [N, C, H, W]) or 3-D (rank 5, [N, C, D, H, W]) convolution
+// and pooling attributes: one stride/dilation/window value per spatial dim,
+// two paddings.
+static mlir::LogicalResult verifyConvAttrs(mlir::Operation *op, int64_t rank, llvm::ArrayRef<int64_t> stride,
                                            llvm::ArrayRef<int64_t> pad, llvm::ArrayRef<int64_t> dilation,
                                            int64_t groups) {
-  if (stride.size() != 2 || pad.size() != 4 || dilation.size() != 2 || groups < 1)
-    return op->emitOpError("expects stride [h, w], pad [t, b, l, r], dilation [h, w] and groups >= 1");
+  size_t n = static_cast<size_t>(rank - 2);
+  if (stride.size() != n || pad.size() != 2 * n || dilation.size() != n || groups < 1)
+    return op->emitOpError("expects one stride and dilation per spatial dim, two paddings per spatial dim and "
+                           "groups >= 1");
   return mlir::success();
 }
 
+static bool convRank(int64_t r) { return r == 4 || r == 5; }
+
 mlir::LogicalResult Conv2dGradInputOp::verify() {
-  if (type(getDy()).getRank() != 4 || type(getWeight()).getRank() != 4 || type(getDx()).getRank() != 4)
-    return emitOpError("expects 4-D dy, weight and dx");
-  return verifyConvAttrs(*this, getStride(), getPad(), getDilation(), getGroups());
+  int64_t r = type(getDy()).getRank();
+  if (!convRank(r) || type(getWeight()).getRank() != r || type(getDx()).getRank() != r)
+    return emitOpError("expects dy, weight and dx all 4-D or all 5-D");
+  return verifyConvAttrs(*this, r, getStride(), getPad(), getDilation(), getGroups());
 }
 
 mlir::LogicalResult Conv2dGradWeightOp::verify() {
-  if (type(getDy()).getRank() != 4 || type(getX()).getRank() != 4 || type(getDw()).getRank() != 4)
-    return emitOpError("expects 4-D dy, x and dw");
-  return verifyConvAttrs(*this, getStride(), getPad(), getDilation(), getGroups());
+  int64_t r = type(getDy()).getRank();
+  if (!convRank(r) || type(getX()).getRank() != r || type(getDw()).getRank() != r)
+    return emitOpError("expects dy, x and dw all 4-D or all 5-D");
+  return verifyConvAttrs(*this, r, getStride(), getPad(), getDilation(), getGroups());
 }
 
 mlir::LogicalResult PoolGradOp::verify() {
   if (getKind() != "max" && getKind() != "avg") return emitOpError("kind must be max or avg");
-  if (getKernel().size() != 2 || getStride().size() != 2 || getPad().size() != 4)
-    return emitOpError("expects kernel [h, w], stride [h, w] and pad [t, b, l, r]");
+  int64_t r = type(getX()).getRank();
+  size_t n = static_cast<size_t>(r - 2);
+  if (!convRank(r) || getKernel().size() != n || getStride().size() != n || getPad().size() != 2 * n)
+    return emitOpError("expects 4-D or 5-D x, one window and stride value per spatial dim and two paddings");
   return sameShape(*this, getX(), getDx(), "x and dx");
 }
 
 mlir::LogicalResult UpsampleGradOp::verify() {
   auto dy = type(getDy()), dx = type(getDx());
-  if (dy.getRank() != 4 || dx.getRank() != 4 || getScale().size() != 2) return emitOpError("expects 4-D tensors");
-  for (int k = 0; k < 2; ++k)
+  int64_t r = dy.getRank();
+  if (!convRank(r) || dx.getRank() != r || getScale().size() != static_cast<size_t>(r - 2))
+    return emitOpError("expects 4-D or 5-D tensors and one scale per spatial dim");
+  for (int64_t k = 0; k < r - 2; ++k)
     if (!dx.isDynamicDim(2 + k) && !dy.isDynamicDim(2 + k) && dx.getDimSize(2 + k) * getScale()[k] != dy.getDimSize(2 + k))
       return emitOpError("dy's spatial dims must be dx's times the scale");
   return mlir::success();

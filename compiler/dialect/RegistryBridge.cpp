@@ -62,8 +62,8 @@ mlir::Attribute toMlirAttr(mlir::MLIRContext *ctx, const AttrSpec &spec, const V
   case AttrKind::Bool: return b.getBoolAttr(v.b);
   case AttrKind::Enum: return b.getStringAttr(v.s);
   case AttrKind::Pair:
-  case AttrKind::OptInt: return b.getDenseI64ArrayAttr(ints(v, 2));
-  case AttrKind::Padding: return b.getDenseI64ArrayAttr(ints(v, 4));
+  case AttrKind::OptInt: return b.getDenseI64ArrayAttr(ints(v, spec.spatial ? spec.spatial : 2));
+  case AttrKind::Padding: return b.getDenseI64ArrayAttr(ints(v, 2 * (spec.spatial == 3 ? 3 : 2)));
   case AttrKind::Axes:
     if (v.kind == Value::Kind::None) return nullptr;
     return b.getDenseI64ArrayAttr(ints(v, 1));
@@ -101,8 +101,14 @@ std::optional<Value> fromMlirAttr(const AttrSpec &spec, mlir::Attribute a) {
   case AttrKind::Axes: {
     auto arr = mlir::dyn_cast<mlir::DenseI64ArrayAttr>(a);
     if (!arr) return std::nullopt;
-    size_t want = spec.kind == AttrKind::Padding ? 4 : spec.kind == AttrKind::Axes ? arr.size() : 2;
-    if (arr.size() != static_cast<int64_t>(want)) return std::nullopt;
+    // Pairs hold one value per spatial dim (2, 3, or either when spatial is
+    // 0), paddings two.
+    size_t n = static_cast<size_t>(arr.size());
+    bool ok = spec.kind == AttrKind::Axes ||
+              (spec.kind == AttrKind::Padding ? n == 2u * (spec.spatial == 3 ? 3 : 2)
+               : spec.spatial == 0            ? n == 2 || n == 3
+                                              : n == static_cast<size_t>(spec.spatial));
+    if (!ok) return std::nullopt;
     Value v;
     v.kind = Value::Kind::List;
     for (int64_t x : arr.asArrayRef()) v.list.push_back(Value::ofInt(x));

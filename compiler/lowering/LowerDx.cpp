@@ -164,16 +164,32 @@ Value addChannelBias(OpBuilder &b, Location loc, Value y, Value bias, int64_t ch
             {mlir::AffineMap::getMultiDimIdentityMap(t.getRank(), ctx), selectMap(ctx, t.getRank(), {channelDim})});
 }
 
+// Stride, padding, dilation and groups as i64 operands: (sh, sw, pt, pb, pl,
+// pr, dh, dw, groups) for a 2-D convolution, with the depth values first in
+// each group for a 3-D one (dxrt/kernels.h).
 llvm::SmallVector<Value> convScalars(OpBuilder &b, Location loc, Operation *op) {
-  auto s = arrAttr(op, "stride"), p = arrAttr(op, "pad"), d = arrAttr(op, "dilation");
-  return {i64(b, loc, s[0]), i64(b, loc, s[1]), i64(b, loc, p[0]), i64(b, loc, p[1]), i64(b, loc, p[2]),
-          i64(b, loc, p[3]), i64(b, loc, d[0]), i64(b, loc, d[1]), i64(b, loc, intAttr(op, "groups"))};
+  llvm::SmallVector<Value> out;
+  for (const char *name : {"stride", "pad", "dilation"})
+    for (int64_t v : arrAttr(op, name)) out.push_back(i64(b, loc, v));
+  out.push_back(i64(b, loc, intAttr(op, "groups")));
+  return out;
 }
 
 llvm::SmallVector<Value> poolScalars(OpBuilder &b, Location loc, Operation *op, int64_t kind) {
-  auto k = arrAttr(op, "kernel"), s = arrAttr(op, "stride"), p = arrAttr(op, "pad");
-  return {i64(b, loc, kind), i64(b, loc, k[0]), i64(b, loc, k[1]), i64(b, loc, s[0]), i64(b, loc, s[1]),
-          i64(b, loc, p[0]), i64(b, loc, p[1]), i64(b, loc, p[2]), i64(b, loc, p[3])};
+  llvm::SmallVector<Value> out = {i64(b, loc, kind)};
+  for (const char *name : {"kernel", "stride", "pad"})
+    for (int64_t v : arrAttr(op, name)) out.push_back(i64(b, loc, v));
+  return out;
+}
+
+// The library kernel of a 2-D (4-D operand) or 3-D (5-D operand) convolution
+// or pooling op: dxrt_conv2d_forward or dxrt_conv3d_forward, dxrt_pool_grad
+// or dxrt_pool3d_grad, ...
+std::string convKernel(Value operand, llvm::StringRef what) {
+  return (ttype(operand).getRank() == 5 ? "dxrt_conv3d_" : "dxrt_conv2d_") + what.str();
+}
+std::string poolKernel(Value operand, llvm::StringRef what) {
+  return (ttype(operand).getRank() == 5 ? "dxrt_pool3d_" : "dxrt_pool_") + what.str();
 }
 
 // The rng key (seed, step, rank) argument of the enclosing training function.
@@ -657,55 +673,62 @@ const llvm::StringMap<Lowering> &lowerings() {
       out.push_back(callKernel(b, loc, "dxrt_dense_grad_weight", {dy2, x2}, rtype(op), {}, {}));
       return mlir::success();
     };
-    r["dx.conv2d"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
-      Location loc = op->getLoc();
-      Value y = callKernel(b, loc, "dxrt_conv2d_forward", {op->getOperand(0), param(op, 0)}, rtype(op),
-                           convScalars(b, loc, op), {op->getOperand(0)});
-      if (numParams(op) > 1) y = addChannelBias(b, loc, y, param(op, 1), 1);
-      out.push_back(y);
-      return mlir::success();
-    };
-    r["dx.conv_transpose2d"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
-      Location loc = op->getLoc();
-      Value y = callKernel(b, loc, "dxrt_conv2d_grad_input", {op->getOperand(0), param(op, 0)}, rtype(op),
-                           convScalars(b, loc, op), {op->getOperand(0)});
-      if (numParams(op) > 1) y = addChannelBias(b, loc, y, param(op, 1), 1);
-      out.push_back(y);
-      return mlir::success();
-    };
+    for (const char *name : {"dx.conv2d", "dx.conv3d"})
+      r[name] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
+        Location loc = op->getLoc();
+        Value x = op->getOperand(0);
+        Value y = callKernel(b, loc, convKernel(x, "forward"), {x, param(op, 0)}, rtype(op), convScalars(b, loc, op), {x});
+        if (numParams(op) > 1) y = addChannelBias(b, loc, y, param(op, 1), 1);
+        out.push_back(y);
+        return mlir::success();
+      };
+    for (const char *name : {"dx.conv_transpose2d", "dx.conv_transpose3d"})
+      r[name] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
+        Location loc = op->getLoc();
+        Value x = op->getOperand(0);
+        Value y = callKernel(b, loc, convKernel(x, "grad_input"), {x, param(op, 0)}, rtype(op), convScalars(b, loc, op),
+                             {x});
+        if (numParams(op) > 1) y = addChannelBias(b, loc, y, param(op, 1), 1);
+        out.push_back(y);
+        return mlir::success();
+      };
     r["dx.conv2d_grad_input"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
-      out.push_back(callKernel(b, loc, "dxrt_conv2d_grad_input", {op->getOperand(0), op->getOperand(1)}, rtype(op),
-                               convScalars(b, loc, op), {op->getOperand(0)}));
+      Value dy = op->getOperand(0);
+      out.push_back(callKernel(b, loc, convKernel(dy, "grad_input"), {dy, op->getOperand(1)}, rtype(op),
+                               convScalars(b, loc, op), {dy}));
       return mlir::success();
     };
     r["dx.conv2d_grad_weight"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
-      out.push_back(callKernel(b, loc, "dxrt_conv2d_grad_weight", {op->getOperand(0), op->getOperand(1)}, rtype(op),
+      Value dy = op->getOperand(0);
+      out.push_back(callKernel(b, loc, convKernel(dy, "grad_weight"), {dy, op->getOperand(1)}, rtype(op),
                                convScalars(b, loc, op), {}));
       return mlir::success();
     };
-    for (const char *name : {"dx.maxpool", "dx.avgpool"}) {
-      int64_t kind = std::string(name) == "dx.maxpool" ? 0 : 1;
+    for (const char *name : {"dx.maxpool", "dx.avgpool", "dx.maxpool3d", "dx.avgpool3d"}) {
+      int64_t kind = llvm::StringRef(name).starts_with("dx.max") ? 0 : 1;
       r[name] = [kind](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         Location loc = op->getLoc();
-        out.push_back(callKernel(b, loc, "dxrt_pool_forward", {op->getOperand(0)}, rtype(op),
-                                 poolScalars(b, loc, op, kind), {op->getOperand(0)}));
+        Value x = op->getOperand(0);
+        out.push_back(callKernel(b, loc, poolKernel(x, "forward"), {x}, rtype(op), poolScalars(b, loc, op, kind), {x}));
         return mlir::success();
       };
     }
     r["dx.pool_grad"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       int64_t kind = strAttr(op, "kind") == "max" ? 0 : 1;
-      out.push_back(callKernel(b, loc, "dxrt_pool_grad", {op->getOperand(0), op->getOperand(1)}, rtype(op),
-                               poolScalars(b, loc, op, kind), {op->getOperand(0)}));
+      Value dy = op->getOperand(0);
+      out.push_back(callKernel(b, loc, poolKernel(dy, "grad"), {dy, op->getOperand(1)}, rtype(op),
+                               poolScalars(b, loc, op, kind), {dy}));
       return mlir::success();
     };
     r["dx.global_avgpool"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       Value x = op->getOperand(0);
-      Value s = reduceSum(b, loc, x, {2, 3}, rtype(op));
-      Value n = countAsF32(b, loc, x, {2, 3});
+      auto spatial = range(2, ttype(x).getRank());
+      Value s = reduceSum(b, loc, x, spatial, rtype(op));
+      Value n = countAsF32(b, loc, x, spatial);
       out.push_back(ew(b, loc, rtype(op), {s}, [&](S &sc, mlir::ValueRange a) { return sc.div(a[0], n); }));
       return mlir::success();
     };
@@ -713,15 +736,19 @@ const llvm::StringMap<Lowering> &lowerings() {
       auto s = arrAttr(op, "scale");
       if (strAttr(op, "mode") == "bilinear") { // four taps per output: a libdxrt kernel
         Location loc = op->getLoc();
+        if (ttype(op->getOperand(0)).getRank() != 4) return op->emitError("bilinear upsampling takes 4-D input");
         out.push_back(callKernel(b, loc, "dxrt_upsample_bilinear_forward", {op->getOperand(0)}, rtype(op),
                                  {i64(b, loc, s[0]), i64(b, loc, s[1])}, {op->getOperand(0)}));
         return mlir::success();
       }
       if (strAttr(op, "mode") != "nearest")
         return op->emitError("upsample mode '") << strAttr(op, "mode") << "' is not supported by the CPU code generator yet";
+      // Nearest: output (n, c, i, j, ...) reads input (n, c, i / s0, j / s1, ...).
       mlir::MLIRContext *ctx = b.getContext();
-      auto d = [&](unsigned i) { return mlir::getAffineDimExpr(i, ctx); };
-      auto map = mlir::AffineMap::get(4, 0, {d(0), d(1), d(2).floorDiv(s[0]), d(3).floorDiv(s[1])}, ctx);
+      unsigned rank = static_cast<unsigned>(rtype(op).getRank());
+      llvm::SmallVector<mlir::AffineExpr> exprs = {mlir::getAffineDimExpr(0, ctx), mlir::getAffineDimExpr(1, ctx)};
+      for (unsigned k = 2; k < rank; ++k) exprs.push_back(mlir::getAffineDimExpr(k, ctx).floorDiv(s[k - 2]));
+      auto map = mlir::AffineMap::get(rank, 0, exprs, ctx);
       out.push_back(ew(b, op->getLoc(), rtype(op), {op->getOperand(0)}, [](S &, mlir::ValueRange a) { return a[0]; }, {map}));
       return mlir::success();
     };
@@ -729,23 +756,32 @@ const llvm::StringMap<Lowering> &lowerings() {
       if (strAttr(op, "mode") == "bilinear") {
         Location loc = op->getLoc();
         auto s = arrAttr(op, "scale");
+        if (ttype(op->getOperand(0)).getRank() != 4) return op->emitError("bilinear upsampling takes 4-D input");
         out.push_back(callKernel(b, loc, "dxrt_upsample_bilinear_grad", {op->getOperand(0)}, rtype(op),
                                  {i64(b, loc, s[0]), i64(b, loc, s[1])}, {op->getOperand(0)}));
         return mlir::success();
       }
       if (strAttr(op, "mode") != "nearest")
         return op->emitError("upsample mode '") << strAttr(op, "mode") << "' is not supported by the CPU code generator yet";
-      // dy [N, C, H*sh, W*sw] -> [N, C, H, sh, W, sw], summed over the sh and sw dims.
+      // dy [N, C, H*sh, W*sw] -> [N, C, H, sh, W, sw] (and with a D, sd pair in
+      // front for 5-D), summed over the scale dims.
       // (A generic indexing dy by (h*sh + i, w*sw + j) has no loop bounds for i, j.)
       Location loc = op->getLoc();
       auto s = arrAttr(op, "scale");
       Value dy = op->getOperand(0);
       auto t = ttype(dy);
-      auto split = withDims(t, {t.getDimSize(0), t.getDimSize(1), rtype(op).getDimSize(2), s[0],
-                                rtype(op).getDimSize(3), s[1]});
-      Value blocks = b.create<mlir::tensor::ExpandShapeOp>(
-          loc, split, dy, llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-      out.push_back(reduceSum(b, loc, blocks, {3, 5}, rtype(op)));
+      llvm::SmallVector<int64_t> shape = {t.getDimSize(0), t.getDimSize(1)};
+      llvm::SmallVector<mlir::ReassociationIndices> groups = {{0}, {1}};
+      llvm::SmallVector<int64_t> scaleDims;
+      for (int64_t k = 2; k < t.getRank(); ++k) {
+        int64_t at = static_cast<int64_t>(shape.size());
+        shape.push_back(rtype(op).getDimSize(k));
+        shape.push_back(s[k - 2]);
+        groups.push_back({at, at + 1});
+        scaleDims.push_back(at + 1);
+      }
+      Value blocks = b.create<mlir::tensor::ExpandShapeOp>(loc, withDims(t, shape), dy, groups);
+      out.push_back(reduceSum(b, loc, blocks, scaleDims, rtype(op)));
       return mlir::success();
     };
 
@@ -1033,7 +1069,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
                     mlir::memref::MemRefDialect, mlir::bufferization::BufferizationDialect, mlir::func::FuncDialect>();
   }
   // A convolution's input and weight gradients from the same dy become one
-  // call, dxrt_conv2d_backward (dx and dw), at the input gradient's place:
+  // call, dxrt_conv2d_backward or dxrt_conv3d_backward (dx and dw), at the input gradient's place:
   // libdxrt then reorders dy into oneDNN's blocked layout once, not twice.
   // The weight gradient's x must be available there (it always is in a
   // training step: a forward activation), and the weight gradient must come
@@ -1058,7 +1094,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       if (!wt) continue;
       OpBuilder b(in);
       Value dy = in->getOperand(0), w = in->getOperand(1), x = wt->getOperand(1);
-      auto grads = callKernel(b, in->getLoc(), "dxrt_conv2d_backward", {dy, x, w}, {rtype(in), rtype(wt)},
+      auto grads = callKernel(b, in->getLoc(), convKernel(dy, "backward"), {dy, x, w}, {rtype(in), rtype(wt)},
                               convScalars(b, in->getLoc(), in), {x, dy});
       in->replaceAllUsesWith(mlir::ValueRange{grads[0]});
       wt->replaceAllUsesWith(mlir::ValueRange{grads[1]});

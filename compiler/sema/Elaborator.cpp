@@ -627,22 +627,33 @@ bool Elaborator::coerceAttr(const OpInfo &op, const AttrSpec &spec, Value &v) {
     return fail("one of: " + choices);
   }
   case AttrKind::Pair:
-    return isInt(v) || intList(v, 2, 2) || fail("an integer or a list [height, width]");
-  case AttrKind::OptInt:
-    return v.kind == Value::Kind::None || isInt(v) || intList(v, 2, 2) || fail("an integer or [height, width]");
-  case AttrKind::Padding:
+  case AttrKind::OptInt: {
+    // spatial: 2 (height, width), 3 (depth, height, width) or 0 (as the input).
+    size_t lo = spec.spatial ? spec.spatial : 2, hi = spec.spatial ? spec.spatial : 3;
+    std::string list = spec.spatial == 3   ? "[depth, height, width]"
+                       : spec.spatial == 0 ? "a list with one value per spatial dim"
+                                           : "[height, width]";
+    if (spec.kind == AttrKind::OptInt && v.kind == Value::Kind::None) return true;
+    return isInt(v) || intList(v, lo, hi) ||
+           fail(spec.kind == AttrKind::OptInt ? "an integer or " + list
+                                              : "an integer or " + std::string(spec.spatial == 0 ? "" : "a list ") + list);
+  }
+  case AttrKind::Padding: {
+    size_t n = spec.spatial == 3 ? 3 : 2;
+    std::string forms = n == 3 ? "an integer, [pd, ph, pw], [front, back, top, bottom, left, right], same or valid"
+                               : "an integer, [ph, pw], same or valid";
     if (v.kind == Value::Kind::Symbol || v.kind == Value::Kind::String) {
       if (v.s == "same" || v.s == "valid") {
         v = Value::ofSymbol(v.s, v.range);
         return true;
       }
-      auto &d = diags_.error(v.range, "'" + v.s + "' is not a valid padding for " + op.name +
-                                          " (expected an integer, [ph, pw], same or valid)" +
-                                          didYouMean(v.s, {"same", "valid"}));
+      auto &d = diags_.error(v.range, "'" + v.s + "' is not a valid padding for " + op.name + " (expected " + forms +
+                                          ")" + didYouMean(v.s, {"same", "valid"}));
       noteInstantiation(d);
       return false;
     }
-    return isInt(v) || intList(v, 2, 2) || intList(v, 4, 4) || fail("an integer, [ph, pw], same or valid");
+    return isInt(v) || intList(v, n, n) || intList(v, 2 * n, 2 * n) || fail(forms);
+  }
   case AttrKind::Axes:
     return v.kind == Value::Kind::None || isInt(v) || intList(v, 0, 64) || fail("an integer or a list of integers");
   case AttrKind::Floats: {

@@ -52,6 +52,16 @@ std::pair<int64_t, int64_t> ShapeContext::pairAttr(const std::string &name) cons
   return {v.i, v.i};
 }
 
+std::vector<int64_t> ShapeContext::spatialAttr(const std::string &name, int n) const {
+  const Value &v = attr(name);
+  std::vector<int64_t> out;
+  if (v.kind == Value::Kind::List)
+    for (const Value &x : v.list) out.push_back(x.i);
+  else
+    out.assign(n, v.i);
+  return out;
+}
+
 bool ShapeContext::expectRank(int input, int rank, const char *layout) {
   if (in[input].rank() == rank) return true;
   errorInput(input, op.name + " expects a " + std::to_string(rank) + "-D input " + layout + ", got " +
@@ -112,6 +122,14 @@ AttrSpec attr(std::string name, AttrKind k, Value def, std::string doc, std::vec
   return AttrSpec{std::move(name), k, std::move(def), std::move(choices), std::move(doc)};
 }
 
+// A Pair / OptInt / Padding attribute of a 3-D operator: one value per
+// spatial dim (depth, height, width).
+AttrSpec attr3(std::string name, AttrKind k, Value def, std::string doc) {
+  AttrSpec a = attr(std::move(name), k, std::move(def), std::move(doc));
+  a.spatial = 3;
+  return a;
+}
+
 // Output size of a convolution or pooling window along one axis.
 int64_t windowOut(int64_t in, int64_t k, int64_t s, int64_t padTotal, int64_t d) {
   int64_t eff = d * (k - 1) + 1;
@@ -120,26 +138,43 @@ int64_t windowOut(int64_t in, int64_t k, int64_t s, int64_t padTotal, int64_t d)
   return span / s + 1;
 }
 
-// Resolves a Padding attribute to explicit [top, bottom, left, right].
-// `same` follows TensorFlow/Keras: output = ceil(in / stride), extra padding
-// at the bottom/right, so it also works with stride > 1.
-std::vector<int64_t> resolvePadding(const Value &pad, int64_t h, int64_t w, std::pair<int64_t, int64_t> k,
-                                    std::pair<int64_t, int64_t> s, std::pair<int64_t, int64_t> d) {
+// Resolves a Padding attribute over n spatial dims to explicit [lo, hi] per
+// dim ([top, bottom, left, right] in 2-D, [front, back, top, bottom, left,
+// right] in 3-D). `same` follows TensorFlow/Keras: output = ceil(in / stride),
+// the extra padding at the end of each dim, so it also works with stride > 1.
+std::vector<int64_t> resolvePadding(const Value &pad, const std::vector<int64_t> &in, const std::vector<int64_t> &k,
+                                    const std::vector<int64_t> &s, const std::vector<int64_t> &d) {
+  size_t n = in.size();
+  std::vector<int64_t> out;
   if (pad.kind == Value::Kind::Symbol) {
-    if (pad.s == "valid") return {0, 0, 0, 0};
-    auto same = [](int64_t in, int64_t kk, int64_t ss, int64_t dd) {
-      int64_t out = (in + ss - 1) / ss;
-      int64_t total = std::max<int64_t>(0, (out - 1) * ss + dd * (kk - 1) + 1 - in);
-      return std::pair<int64_t, int64_t>{total / 2, total - total / 2};
-    };
-    auto [t, b] = same(h, k.first, s.first, d.first);
-    auto [l, r] = same(w, k.second, s.second, d.second);
-    return {t, b, l, r};
+    for (size_t i = 0; i < n; ++i) {
+      int64_t total = 0;
+      if (pad.s != "valid") {
+        int64_t o = (in[i] + s[i] - 1) / s[i];
+        total = std::max<int64_t>(0, (o - 1) * s[i] + d[i] * (k[i] - 1) + 1 - in[i]);
+      }
+      out.push_back(total / 2);
+      out.push_back(total - total / 2);
+    }
+    return out;
   }
-  if (pad.kind == Value::Kind::List && pad.list.size() == 4)
-    return {pad.list[0].i, pad.list[1].i, pad.list[2].i, pad.list[3].i};
-  if (pad.kind == Value::Kind::List) return {pad.list[0].i, pad.list[0].i, pad.list[1].i, pad.list[1].i};
-  return {pad.i, pad.i, pad.i, pad.i};
+  if (pad.kind == Value::Kind::List && pad.list.size() == 2 * n) {
+    for (const Value &x : pad.list) out.push_back(x.i);
+    return out;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    int64_t p = pad.kind == Value::Kind::List ? pad.list[i].i : pad.i;
+    out.push_back(p);
+    out.push_back(p);
+  }
+  return out;
+}
+
+// "3x3" or "3x3x3": a window or plane for messages.
+std::string joinX(const std::vector<int64_t> &v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? "x" : "") + std::to_string(v[i]);
+  return out;
 }
 
 Value padValue(const std::vector<int64_t> &p) {
@@ -199,80 +234,116 @@ bool normalizeAxis(ShapeContext &c, const std::string &name, int64_t axis, int r
   return true;
 }
 
-void conv2d(ShapeContext &c) {
-  if (!c.expectRank(0, 4, "[N, C, H, W]") || !c.expectFloat(0) || !spatialStatic(c, 0)) return;
+// The spatial sizes of input `i` (dims 2..), checked static by spatialStatic.
+std::vector<int64_t> spatialSizes(const TensorType &x) {
+  std::vector<int64_t> out;
+  for (int k = 2; k < x.rank(); ++k) out.push_back(x.dims[k].size);
+  return out;
+}
+
+const char *layoutOf(int nsp) { return nsp == 3 ? "[N, C, D, H, W]" : "[N, C, H, W]"; }
+
+// conv2d (nsp = 2) and conv3d (nsp = 3), as torch.nn.Conv2d / Conv3d.
+void convNd(ShapeContext &c, int nsp) {
+  if (!c.expectRank(0, nsp + 2, layoutOf(nsp)) || !c.expectFloat(0) || !spatialStatic(c, 0)) return;
   if (!positive(c, "filters") || !positive(c, "kernel") || !positive(c, "stride") ||
       !positive(c, "dilation") || !positive(c, "groups"))
     return;
+  const std::string &name = c.op.name;
   const TensorType &x = c.in[0];
-  int64_t C = x.dims[1].size, H = x.dims[2].size, W = x.dims[3].size;
+  int64_t C = x.dims[1].size;
+  std::vector<int64_t> in = spatialSizes(x);
   int64_t F = c.intAttr("filters"), G = c.intAttr("groups");
   if (C % G != 0 || F % G != 0) {
-    c.errorAttr("groups", "conv2d: groups (" + std::to_string(G) + ") must divide both the input channels (" +
+    c.errorAttr("groups", name + ": groups (" + std::to_string(G) + ") must divide both the input channels (" +
                               std::to_string(C) + ") and the filters (" + std::to_string(F) + ")");
     return;
   }
-  auto k = c.pairAttr("kernel"), s = c.pairAttr("stride"), d = c.pairAttr("dilation");
-  auto pad = resolvePadding(c.attr("pad"), H, W, k, s, d);
+  auto k = c.spatialAttr("kernel", nsp), s = c.spatialAttr("stride", nsp), d = c.spatialAttr("dilation", nsp);
+  auto pad = resolvePadding(c.attr("pad"), in, k, s, d);
   for (int64_t p : pad)
-    if (p < 0) return c.errorAttr("pad", "conv2d: padding must not be negative");
-  int64_t Ho = windowOut(H, k.first, s.first, pad[0] + pad[1], d.first);
-  int64_t Wo = windowOut(W, k.second, s.second, pad[2] + pad[3], d.second);
-  if (Ho <= 0 || Wo <= 0)
-    return c.errorInput(0, "conv2d: a " + std::to_string(k.first) + "x" + std::to_string(k.second) +
-                               " kernel does not fit the " + std::to_string(H) + "x" + std::to_string(W) +
-                               " input " + x.str() + " (output would be empty)");
+    if (p < 0) return c.errorAttr("pad", name + ": padding must not be negative");
+  std::vector<Dim> dims = {x.dims[0], Dim::of(F)};
+  std::vector<int64_t> outSizes;
+  int64_t taps = 1;
+  bool tooLarge = false;
+  for (int i = 0; i < nsp; ++i) {
+    int64_t o = windowOut(in[i], k[i], s[i], pad[2 * i] + pad[2 * i + 1], d[i]);
+    if (o <= 0)
+      return c.errorInput(0, name + ": a " + joinX(k) + " kernel does not fit the " + joinX(in) + " input " +
+                                 x.str() + " (output would be empty)");
+    dims.push_back(Dim::of(o));
+    tooLarge |= mulOverflows(taps, k[i], taps);
+  }
   c.setAttr("pad", padValue(pad));
-  // Sizes are at most 2^30 here (see kMaxSize in Elaborator.cpp); three of them need a check.
+  // Sizes are at most 2^30 here (see kMaxSize in Elaborator.cpp); products of them need a check.
   int64_t fanIn;
-  if (mulOverflows(C / G, k.first * k.second, fanIn)) return c.errorAttr("kernel", "conv2d: the kernel is too large");
-  c.out = {TensorType{x.elem, {x.dims[0], Dim::of(F), Dim::of(Ho), Dim::of(Wo)}}};
-  c.addParam("weight", {F, C / G, k.first, k.second}, "uniform_fan_in", fanIn);
+  if (tooLarge || taps > kMaxSpatialSize || mulOverflows(C / G, taps, fanIn))
+    return c.errorAttr("kernel", name + ": the kernel is too large");
+  c.out = {TensorType{x.elem, dims}};
+  std::vector<int64_t> wshape = {F, C / G};
+  wshape.insert(wshape.end(), k.begin(), k.end());
+  c.addParam("weight", wshape, "uniform_fan_in", fanIn);
   if (c.boolAttr("bias")) c.addParam("bias", {F}, "uniform_fan_in", fanIn);
-  c.flops = 2.0 * fanIn * F * Ho * Wo + (c.boolAttr("bias") ? 1.0 * F * Ho * Wo : 0);
+  double outs = 1;
+  for (size_t i = 2; i < dims.size(); ++i) outs *= static_cast<double>(dims[i].size);
+  c.flops = 2.0 * fanIn * F * outs + (c.boolAttr("bias") ? 1.0 * F * outs : 0);
 }
 
-void convTranspose2d(ShapeContext &c) {
-  if (!c.expectRank(0, 4, "[N, C, H, W]") || !c.expectFloat(0) || !spatialStatic(c, 0)) return;
+// conv_transpose2d / conv_transpose3d (torch.nn.ConvTranspose2d / 3d).
+void convTransposeNd(ShapeContext &c, int nsp) {
+  if (!c.expectRank(0, nsp + 2, layoutOf(nsp)) || !c.expectFloat(0) || !spatialStatic(c, 0)) return;
   if (!positive(c, "filters") || !positive(c, "kernel") || !positive(c, "stride") ||
       !positive(c, "dilation") || !positive(c, "groups"))
     return;
+  const std::string &name = c.op.name;
   const TensorType &x = c.in[0];
-  int64_t C = x.dims[1].size, H = x.dims[2].size, W = x.dims[3].size;
+  int64_t C = x.dims[1].size;
+  std::vector<int64_t> in = spatialSizes(x);
   int64_t F = c.intAttr("filters"), G = c.intAttr("groups");
   if (C % G != 0 || F % G != 0)
-    return c.errorAttr("groups", "conv_transpose2d: groups must divide both the input channels and the filters");
-  auto k = c.pairAttr("kernel"), s = c.pairAttr("stride"), d = c.pairAttr("dilation");
-  auto op = c.pairAttr("output_padding");
+    return c.errorAttr("groups", name + ": groups must divide both the input channels and the filters");
+  auto k = c.spatialAttr("kernel", nsp), s = c.spatialAttr("stride", nsp), d = c.spatialAttr("dilation", nsp);
+  auto op = c.spatialAttr("output_padding", nsp);
   std::vector<int64_t> pad;
   const Value &p = c.attr("pad");
   if (p.kind == Value::Kind::Symbol && p.s == "same") {
-    // Output = input * stride (Keras): crop the surplus, extra at the bottom/right.
-    auto crop = [&](int64_t kk, int64_t ss, int64_t dd, int64_t opad) {
-      int64_t total = dd * (kk - 1) + 1 + opad - ss;
-      return std::pair<int64_t, int64_t>{total / 2, total - total / 2};
-    };
-    auto [t, b] = crop(k.first, s.first, d.first, op.first);
-    auto [l, r] = crop(k.second, s.second, d.second, op.second);
-    if (t < 0 || b < 0 || l < 0 || r < 0)
-      return c.errorAttr("pad", "conv_transpose2d: 'same' padding needs kernel >= stride; use output_padding");
-    pad = {t, b, l, r};
+    // Output = input * stride (Keras): crop the surplus, extra at the end of each dim.
+    for (int i = 0; i < nsp; ++i) {
+      int64_t total = d[i] * (k[i] - 1) + 1 + op[i] - s[i];
+      if (total < 0)
+        return c.errorAttr("pad", name + ": 'same' padding needs kernel >= stride; use output_padding");
+      pad.push_back(total / 2);
+      pad.push_back(total - total / 2);
+    }
   } else {
-    pad = resolvePadding(p, H, W, k, s, d);
+    pad = resolvePadding(p, in, k, s, d);
   }
-  if ((op.first >= s.first && op.first >= d.first) || (op.second >= s.second && op.second >= d.second))
-    return c.errorAttr("output_padding", "conv_transpose2d: output_padding must be smaller than stride or dilation");
-  int64_t Ho = (H - 1) * s.first - pad[0] - pad[1] + d.first * (k.first - 1) + op.first + 1;
-  int64_t Wo = (W - 1) * s.second - pad[2] - pad[3] + d.second * (k.second - 1) + op.second + 1;
-  if (Ho <= 0 || Wo <= 0) return c.errorInput(0, "conv_transpose2d: output would be empty for input " + x.str());
+  for (int i = 0; i < nsp; ++i)
+    if (op[i] >= s[i] && op[i] >= d[i])
+      return c.errorAttr("output_padding", name + ": output_padding must be smaller than stride or dilation");
+  std::vector<Dim> dims = {x.dims[0], Dim::of(F)};
+  int64_t taps = 1;
+  bool tooLarge = false;
+  double ins = 1, outs = 1;
+  for (int i = 0; i < nsp; ++i) {
+    int64_t o = (in[i] - 1) * s[i] - pad[2 * i] - pad[2 * i + 1] + d[i] * (k[i] - 1) + op[i] + 1;
+    if (o <= 0) return c.errorInput(0, name + ": output would be empty for input " + x.str());
+    dims.push_back(Dim::of(o));
+    tooLarge |= mulOverflows(taps, k[i], taps);
+    ins *= static_cast<double>(in[i]);
+    outs *= static_cast<double>(o);
+  }
   c.setAttr("pad", padValue(pad));
   int64_t fanIn; // PyTorch computes fan-in from weight dim 1
-  if (mulOverflows(F / G, k.first * k.second, fanIn))
-    return c.errorAttr("kernel", "conv_transpose2d: the kernel is too large");
-  c.out = {TensorType{x.elem, {x.dims[0], Dim::of(F), Dim::of(Ho), Dim::of(Wo)}}};
-  c.addParam("weight", {C, F / G, k.first, k.second}, "uniform_fan_in", fanIn);
+  if (tooLarge || taps > kMaxSpatialSize || mulOverflows(F / G, taps, fanIn))
+    return c.errorAttr("kernel", name + ": the kernel is too large");
+  c.out = {TensorType{x.elem, dims}};
+  std::vector<int64_t> wshape = {C, F / G};
+  wshape.insert(wshape.end(), k.begin(), k.end());
+  c.addParam("weight", wshape, "uniform_fan_in", fanIn);
   if (c.boolAttr("bias")) c.addParam("bias", {F}, "uniform_fan_in", fanIn);
-  c.flops = 2.0 * (C / G) * k.first * k.second * F * H * W + (c.boolAttr("bias") ? 1.0 * F * Ho * Wo : 0);
+  c.flops = 2.0 * (C / G) * static_cast<double>(taps) * F * ins + (c.boolAttr("bias") ? 1.0 * F * outs : 0);
 }
 
 void dense(ShapeContext &c) {
@@ -291,26 +362,33 @@ void dense(ShapeContext &c) {
   c.flops = rows * (2.0 * in * units + (c.boolAttr("bias") ? units : 0));
 }
 
-void pool2d(ShapeContext &c, bool isMax) {
-  if (!c.expectRank(0, 4, "[N, C, H, W]") || !c.expectFloat(0) || !spatialStatic(c, 0)) return;
+// maxpool / avgpool (nsp = 2) and maxpool3d / avgpool3d (nsp = 3).
+void poolNd(ShapeContext &c, int nsp) {
+  if (!c.expectRank(0, nsp + 2, layoutOf(nsp)) || !c.expectFloat(0) || !spatialStatic(c, 0)) return;
   if (!positive(c, "kernel")) return;
   const TensorType &x = c.in[0];
-  auto k = c.pairAttr("kernel");
+  auto k = c.spatialAttr("kernel", nsp);
   if (c.attr("stride").kind == Value::Kind::None) c.setAttr("stride", c.attr("kernel"));
   if (!positive(c, "stride")) return;
-  auto s = c.pairAttr("stride");
-  int64_t H = x.dims[2].size, W = x.dims[3].size;
-  auto pad = resolvePadding(c.attr("pad"), H, W, k, s, {1, 1});
-  if (std::max(pad[0], pad[1]) * 2 > k.first || std::max(pad[2], pad[3]) * 2 > k.second)
-    return c.errorAttr("pad", c.op.name + ": padding must be at most half the kernel size");
-  int64_t Ho = windowOut(H, k.first, s.first, pad[0] + pad[1], 1);
-  int64_t Wo = windowOut(W, k.second, s.second, pad[2] + pad[3], 1);
-  if (Ho <= 0 || Wo <= 0)
-    return c.errorInput(0, c.op.name + ": a " + std::to_string(k.first) + "x" + std::to_string(k.second) +
-                               " window does not fit the input " + x.str());
+  auto s = c.spatialAttr("stride", nsp);
+  std::vector<int64_t> in = spatialSizes(x);
+  auto pad = resolvePadding(c.attr("pad"), in, k, s, std::vector<int64_t>(nsp, 1));
+  for (int i = 0; i < nsp; ++i)
+    if (std::max(pad[2 * i], pad[2 * i + 1]) * 2 > k[i])
+      return c.errorAttr("pad", c.op.name + ": padding must be at most half the kernel size");
+  std::vector<Dim> dims = {x.dims[0], x.dims[1]};
+  double window = 1, outs = 1;
+  for (int i = 0; i < nsp; ++i) {
+    int64_t o = windowOut(in[i], k[i], s[i], pad[2 * i] + pad[2 * i + 1], 1);
+    if (o <= 0)
+      return c.errorInput(0, c.op.name + ": a " + joinX(k) + " window does not fit the input " + x.str());
+    dims.push_back(Dim::of(o));
+    window *= static_cast<double>(k[i]);
+    outs *= static_cast<double>(o);
+  }
   c.setAttr("pad", padValue(pad));
-  c.out = {TensorType{x.elem, {x.dims[0], x.dims[1], Dim::of(Ho), Dim::of(Wo)}}};
-  c.flops = (isMax ? 1.0 : 1.0) * x.dims[1].size * Ho * Wo * k.first * k.second;
+  c.out = {TensorType{x.elem, dims}};
+  c.flops = static_cast<double>(x.dims[1].size) * outs * window;
 }
 
 void batchnorm(ShapeContext &c) {
@@ -547,7 +625,18 @@ std::vector<OpInfo> build() {
         attr("dilation", pair, I(1), "dilation: d or [dh, dw]"),
         attr("groups", AttrKind::Int, I(1), "number of channel groups (depthwise: groups = channels)"),
         attr("bias", AttrKind::Bool, B(true), "add a learnable bias")},
-       conv2d, "h = conv2d(x, 64, kernel: 3, stride: 2, pad: same)"});
+       [](ShapeContext &c) { convNd(c, 2); }, "h = conv2d(x, 64, kernel: 3, stride: 2, pad: same)"});
+  add({"conv3d", OpCategory::Layer, "3-D convolution over NCDHW input (torch.nn.Conv3d).", {"x"}, false,
+       {attr("filters", AttrKind::Int, required(), "number of output channels"),
+        attr3("kernel", pair, required(), "kernel size: k or [kd, kh, kw]"),
+        attr3("stride", pair, I(1), "stride: s or [sd, sh, sw]"),
+        attr3("pad", AttrKind::Padding, I(0),
+              "padding: p, [pd, ph, pw], [front, back, top, bottom, left, right], same (output = "
+              "ceil(input/stride)) or valid"),
+        attr3("dilation", pair, I(1), "dilation: d or [dd, dh, dw]"),
+        attr("groups", AttrKind::Int, I(1), "number of channel groups"),
+        attr("bias", AttrKind::Bool, B(true), "add a learnable bias")},
+       [](ShapeContext &c) { convNd(c, 3); }, "h = conv3d(x, 32, kernel: 3, pad: same)"});
   add({"conv_transpose2d", OpCategory::Layer, "Transposed 2-D convolution (torch.nn.ConvTranspose2d).", {"x"}, false,
        {attr("filters", AttrKind::Int, required(), "number of output channels"),
         attr("kernel", pair, required(), "kernel size"), attr("stride", pair, I(1), "stride"),
@@ -555,17 +644,48 @@ std::vector<OpInfo> build() {
         attr("output_padding", pair, I(0), "extra rows/columns added to one side of the output"),
         attr("dilation", pair, I(1), "dilation"), attr("groups", AttrKind::Int, I(1), "channel groups"),
         attr("bias", AttrKind::Bool, B(true), "add a learnable bias")},
-       convTranspose2d, "h = conv_transpose2d(z, 64, kernel: 3, stride: 2, pad: same)"});
-  add({"upsample", OpCategory::Shape, "Upsamples NCHW input by an integer factor.", {"x"}, false,
-       {attr("scale", pair, I(2), "factor: s or [sh, sw]"),
-        attr("mode", AttrKind::Enum, S("nearest"), "interpolation", {"nearest", "bilinear"})},
+       [](ShapeContext &c) { convTransposeNd(c, 2); }, "h = conv_transpose2d(z, 64, kernel: 3, stride: 2, pad: same)"});
+  add({"conv_transpose3d", OpCategory::Layer, "Transposed 3-D convolution (torch.nn.ConvTranspose3d).", {"x"}, false,
+       {attr("filters", AttrKind::Int, required(), "number of output channels"),
+        attr3("kernel", pair, required(), "kernel size: k or [kd, kh, kw]"),
+        attr3("stride", pair, I(1), "stride"),
+        attr3("pad", AttrKind::Padding, I(0), "padding, or same (output = input * stride)"),
+        attr3("output_padding", pair, I(0), "extra planes/rows/columns added to one side of the output"),
+        attr3("dilation", pair, I(1), "dilation"), attr("groups", AttrKind::Int, I(1), "channel groups"),
+        attr("bias", AttrKind::Bool, B(true), "add a learnable bias")},
+       [](ShapeContext &c) { convTransposeNd(c, 3); }, "h = conv_transpose3d(z, 32, kernel: 2, stride: 2)"});
+  AttrSpec scale = attr("scale", pair, I(2), "factor: s, [sh, sw] on 4-D input, [sd, sh, sw] on 5-D input");
+  scale.spatial = 0;
+  add({"upsample", OpCategory::Shape, "Upsamples NCHW or NCDHW input by integer factors.", {"x"}, false,
+       {scale, attr("mode", AttrKind::Enum, S("nearest"), "interpolation (bilinear: 4-D input only)",
+                    {"nearest", "bilinear"})},
        [](ShapeContext &c) {
-         if (!c.expectRank(0, 4, "[N, C, H, W]") || !c.expectFloat(0) || !spatialStatic(c, 0) || !positive(c, "scale"))
-           return;
-         auto s = c.pairAttr("scale");
          const TensorType &x = c.in[0];
-         c.out = {TensorType{x.elem, {x.dims[0], x.dims[1], Dim::of(x.dims[2].size * s.first),
-                                      Dim::of(x.dims[3].size * s.second)}}};
+         if (x.rank() != 4 && x.rank() != 5)
+           return c.errorInput(0, "upsample expects a 4-D input [N, C, H, W] or a 5-D input [N, C, D, H, W], got " +
+                                      x.str());
+         if (!c.expectFloat(0) || !spatialStatic(c, 0) || !positive(c, "scale")) return;
+         int nsp = x.rank() - 2;
+         const Value &sv = c.attr("scale");
+         if (sv.kind == Value::Kind::List && static_cast<int>(sv.list.size()) != nsp)
+           return c.errorAttr("scale", "upsample: " + std::to_string(sv.list.size()) + " scale factors for the " +
+                                           std::to_string(nsp) + " spatial dims of " + x.str());
+         if (nsp == 3 && c.enumAttr("mode") == "bilinear")
+           return c.errorAttr("mode", "upsample: bilinear interpolation takes 4-D input; use mode: nearest on " +
+                                          x.str());
+         auto s = c.spatialAttr("scale", nsp);
+         Value resolved;
+         resolved.kind = Value::Kind::List;
+         std::vector<Dim> dims = {x.dims[0], x.dims[1]};
+         for (int i = 0; i < nsp; ++i) {
+           int64_t o;
+           if (mulOverflows(x.dims[2 + i].size, s[i], o) || o > kMaxSpatialSize)
+             return c.errorAttr("scale", "upsample: the output of " + x.str() + " would be too large");
+           dims.push_back(Dim::of(o));
+           resolved.list.push_back(Value::ofInt(s[i]));
+         }
+         c.setAttr("scale", resolved);
+         c.out = {TensorType{x.elem, dims}};
          c.flops = (c.enumAttr("mode") == "bilinear" ? 4.0 : 0.0) * elementsPerSample(c.out[0]);
        },
        "h = upsample(h, scale: 2)"});
@@ -573,22 +693,37 @@ std::vector<OpInfo> build() {
        {attr("kernel", pair, required(), "window size"),
         attr("stride", AttrKind::OptInt, Value::none(), "stride; defaults to the window size"),
         attr("pad", AttrKind::Padding, I(0), "padding (implicit -inf), or same")},
-       [](ShapeContext &c) { pool2d(c, true); }, "h = maxpool(h, 2)"});
+       [](ShapeContext &c) { poolNd(c, 2); }, "h = maxpool(h, 2)"});
   add({"avgpool", OpCategory::Pooling, "2-D average pooling (torch.nn.AvgPool2d, padding counted).", {"x"}, false,
        {attr("kernel", pair, required(), "window size"),
         attr("stride", AttrKind::OptInt, Value::none(), "stride; defaults to the window size"),
         attr("pad", AttrKind::Padding, I(0), "zero padding, or same")},
-       [](ShapeContext &c) { pool2d(c, false); }, "h = avgpool(h, 2)"});
-  add({"global_avgpool", OpCategory::Pooling, "Averages each channel over H and W: [N, C, H, W] -> [N, C].",
-       {"x"}, false, {},
+       [](ShapeContext &c) { poolNd(c, 2); }, "h = avgpool(h, 2)"});
+  add({"maxpool3d", OpCategory::Pooling, "3-D max pooling over NCDHW input (torch.nn.MaxPool3d).", {"x"}, false,
+       {attr3("kernel", pair, required(), "window size: k or [kd, kh, kw]"),
+        attr3("stride", AttrKind::OptInt, Value::none(), "stride; defaults to the window size"),
+        attr3("pad", AttrKind::Padding, I(0), "padding (implicit -inf), or same")},
+       [](ShapeContext &c) { poolNd(c, 3); }, "h = maxpool3d(h, 2)"});
+  add({"avgpool3d", OpCategory::Pooling,
+       "3-D average pooling over NCDHW input (torch.nn.AvgPool3d, padding counted).", {"x"}, false,
+       {attr3("kernel", pair, required(), "window size: k or [kd, kh, kw]"),
+        attr3("stride", AttrKind::OptInt, Value::none(), "stride; defaults to the window size"),
+        attr3("pad", AttrKind::Padding, I(0), "zero padding, or same")},
+       [](ShapeContext &c) { poolNd(c, 3); }, "h = avgpool3d(h, 2)"});
+  add({"global_avgpool", OpCategory::Pooling,
+       "Averages each channel over its spatial dims: [N, C, H, W] or [N, C, D, H, W] -> [N, C].", {"x"}, false, {},
        [](ShapeContext &c) {
-         if (!c.expectRank(0, 4, "[N, C, H, W]") || !c.expectFloat(0)) return;
-         c.out = {TensorType{c.in[0].elem, {c.in[0].dims[0], c.in[0].dims[1]}}};
-         c.flops = elementsPerSample(c.in[0]);
+         const TensorType &x = c.in[0];
+         if (x.rank() != 4 && x.rank() != 5)
+           return c.errorInput(0, "global_avgpool expects a 4-D input [N, C, H, W] or a 5-D input [N, C, D, H, W], "
+                                  "got " + x.str());
+         if (!c.expectFloat(0)) return;
+         c.out = {TensorType{x.elem, {x.dims[0], x.dims[1]}}};
+         c.flops = elementsPerSample(x);
        },
        "h = global_avgpool(h)"});
   add({"batchnorm", OpCategory::Normalization,
-       "Batch normalization over dim 1 (torch.nn.BatchNorm1d/2d): batch statistics in training, running "
+       "Batch normalization over dim 1 (torch.nn.BatchNorm1d/2d/3d): batch statistics in training, running "
        "statistics in evaluation.",
        {"x"}, false,
        {attr("momentum", AttrKind::Float, F(0.1), "running-statistics update factor"),

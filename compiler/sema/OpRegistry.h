@@ -19,8 +19,10 @@ enum class AttrKind {
   Float,    // 0.5 (an integer is accepted)
   Bool,     // true
   Enum,     // one of `choices`, written as a bare name: same, nearest
-  Pair,     // 3 or [3, 5]: (height, width)
+  Pair,     // 3 or [3, 5]: (height, width); with spatial = 3, 3 or [3, 3, 5]: (depth, height, width)
   Padding,  // 1, [1, 2], same or valid; resolved to [top, bottom, left, right]
+            // (spatial = 3: 1, [pd, ph, pw], [6 values], same or valid; resolved to
+            // [front, back, top, bottom, left, right])
   Axes,     // 1 or [1, 2]; negative counts from the end; none = all
   OptInt,   // an integer or none (e.g. a pool stride that defaults to the kernel)
   Floats,   // a list of numbers, or none (e.g. per-class loss weights)
@@ -32,6 +34,10 @@ struct AttrSpec {
   Value defaultValue;         // Kind::Error means required
   std::vector<std::string> choices; // Enum
   std::string doc;
+  // Pair, OptInt and Padding: how many spatial dims the value covers (2 for
+  // the 2-D operators, 3 for the 3-D ones), or 0 for "as many as the input
+  // has" (upsample on 4-D or 5-D input), which the shape rule resolves.
+  int spatial = 2;
   bool required() const { return defaultValue.isError(); }
 };
 
@@ -62,6 +68,8 @@ struct ShapeContext {
   bool boolAttr(const std::string &name) const;
   std::string enumAttr(const std::string &name) const;
   std::pair<int64_t, int64_t> pairAttr(const std::string &name) const;
+  // A Pair / OptInt attribute as n values (an integer repeated n times).
+  std::vector<int64_t> spatialAttr(const std::string &name, int n) const;
   void setAttr(const std::string &name, Value v);
 
   void error(const std::string &msg) { failed = true; report(-1, "", msg); }

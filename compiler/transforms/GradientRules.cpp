@@ -50,6 +50,13 @@ Value sumOver(mlir::OpBuilder &b, mlir::Location loc, Value x, llvm::ArrayRef<in
 }
 
 // A reshape back to `like`'s per-sample shape.
+// Every dim but the channels (dim 1): where a convolution's bias gradient sums dy.
+llvm::SmallVector<int64_t> allButChannels(Value x) {
+  llvm::SmallVector<int64_t> axes = {0};
+  for (int64_t k = 2; k < ttype(x).getRank(); ++k) axes.push_back(k);
+  return axes;
+}
+
 Value reshapeLike(mlir::OpBuilder &b, mlir::Location loc, Value g, Value like) {
   auto t = ttype(like);
   return createRegistryOp(b, loc, "dx.reshape", {g}, {},
@@ -89,40 +96,43 @@ const llvm::StringMap<Rule> &rules() {
         out[2] = sumOver(b, loc, d[0], axes, op->getOperand(2).getType());
       }
     };
-    r["dx.conv2d"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
-      auto loc = op->getLoc();
-      Value x = op->getOperand(0), w = op->getOperand(1);
-      auto stride = b.getDenseI64ArrayAttr(arrayAttr(op, "stride"));
-      auto pad = b.getDenseI64ArrayAttr(arrayAttr(op, "pad"));
-      auto dil = b.getDenseI64ArrayAttr(arrayAttr(op, "dilation"));
-      auto groups = op->getAttrOfType<mlir::IntegerAttr>("groups");
-      out[0] = b.create<ir::Conv2dGradInputOp>(loc, x.getType(), d[0], w, stride, pad, dil, groups);
-      out[1] = b.create<ir::Conv2dGradWeightOp>(loc, w.getType(), d[0], x, stride, pad, dil, groups);
-      if (op->getNumOperands() > 2) out[2] = sumOver(b, loc, d[0], {0, 2, 3}, op->getOperand(2).getType());
-    };
-    // conv_transpose2d(x) is conv2d's input gradient applied to x, so its own
-    // gradients are a conv2d and a conv2d weight gradient with roles swapped.
-    r["dx.conv_transpose2d"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d,
-                                  llvm::SmallVectorImpl<Value> &out) {
-      auto loc = op->getLoc();
-      Value x = op->getOperand(0), w = op->getOperand(1);
-      auto wt = ttype(w);
-      llvm::SmallVector<mlir::NamedAttribute> attrs = {
-          b.getNamedAttr("filters", b.getI64IntegerAttr(wt.getDimSize(0))),
-          b.getNamedAttr("kernel", b.getDenseI64ArrayAttr(arrayAttr(op, "kernel"))),
-          b.getNamedAttr("stride", b.getDenseI64ArrayAttr(arrayAttr(op, "stride"))),
-          b.getNamedAttr("pad", b.getDenseI64ArrayAttr(arrayAttr(op, "pad"))),
-          b.getNamedAttr("dilation", b.getDenseI64ArrayAttr(arrayAttr(op, "dilation"))),
-          b.getNamedAttr("groups", op->getAttr("groups")), b.getNamedAttr("bias", b.getBoolAttr(false))};
-      out[0] = createRegistryOp(b, loc, "dx.conv2d", {d[0]}, {w}, attrs, x.getType());
-      out[1] = b.create<ir::Conv2dGradWeightOp>(loc, w.getType(), x, d[0], b.getDenseI64ArrayAttr(arrayAttr(op, "stride")),
-                                                b.getDenseI64ArrayAttr(arrayAttr(op, "pad")),
-                                                b.getDenseI64ArrayAttr(arrayAttr(op, "dilation")),
-                                                op->getAttrOfType<mlir::IntegerAttr>("groups"));
-      if (op->getNumOperands() > 2) out[2] = sumOver(b, loc, d[0], {0, 2, 3}, op->getOperand(2).getType());
-    };
-    for (const char *pool : {"maxpool", "avgpool"}) {
-      std::string kind = std::string(pool) == "maxpool" ? "max" : "avg";
+    // conv2d and conv3d: the grad ops take 4-D or 5-D operands.
+    for (const char *conv : {"dx.conv2d", "dx.conv3d"})
+      r[conv] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {
+        auto loc = op->getLoc();
+        Value x = op->getOperand(0), w = op->getOperand(1);
+        auto stride = b.getDenseI64ArrayAttr(arrayAttr(op, "stride"));
+        auto pad = b.getDenseI64ArrayAttr(arrayAttr(op, "pad"));
+        auto dil = b.getDenseI64ArrayAttr(arrayAttr(op, "dilation"));
+        auto groups = op->getAttrOfType<mlir::IntegerAttr>("groups");
+        out[0] = b.create<ir::Conv2dGradInputOp>(loc, x.getType(), d[0], w, stride, pad, dil, groups);
+        out[1] = b.create<ir::Conv2dGradWeightOp>(loc, w.getType(), d[0], x, stride, pad, dil, groups);
+        if (op->getNumOperands() > 2) out[2] = sumOver(b, loc, d[0], allButChannels(d[0]), op->getOperand(2).getType());
+      };
+    // conv_transposeNd(x) is convNd's input gradient applied to x, so its own
+    // gradients are a convolution and a convolution weight gradient with roles swapped.
+    for (auto [transpose, conv] : {std::pair{"dx.conv_transpose2d", "dx.conv2d"}, std::pair{"dx.conv_transpose3d", "dx.conv3d"}})
+      r[transpose] = [conv = std::string(conv)](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d,
+                                                llvm::SmallVectorImpl<Value> &out) {
+        auto loc = op->getLoc();
+        Value x = op->getOperand(0), w = op->getOperand(1);
+        auto wt = ttype(w);
+        llvm::SmallVector<mlir::NamedAttribute> attrs = {
+            b.getNamedAttr("filters", b.getI64IntegerAttr(wt.getDimSize(0))),
+            b.getNamedAttr("kernel", b.getDenseI64ArrayAttr(arrayAttr(op, "kernel"))),
+            b.getNamedAttr("stride", b.getDenseI64ArrayAttr(arrayAttr(op, "stride"))),
+            b.getNamedAttr("pad", b.getDenseI64ArrayAttr(arrayAttr(op, "pad"))),
+            b.getNamedAttr("dilation", b.getDenseI64ArrayAttr(arrayAttr(op, "dilation"))),
+            b.getNamedAttr("groups", op->getAttr("groups")), b.getNamedAttr("bias", b.getBoolAttr(false))};
+        out[0] = createRegistryOp(b, loc, conv, {d[0]}, {w}, attrs, x.getType());
+        out[1] = b.create<ir::Conv2dGradWeightOp>(loc, w.getType(), x, d[0], b.getDenseI64ArrayAttr(arrayAttr(op, "stride")),
+                                                  b.getDenseI64ArrayAttr(arrayAttr(op, "pad")),
+                                                  b.getDenseI64ArrayAttr(arrayAttr(op, "dilation")),
+                                                  op->getAttrOfType<mlir::IntegerAttr>("groups"));
+        if (op->getNumOperands() > 2) out[2] = sumOver(b, loc, d[0], allButChannels(d[0]), op->getOperand(2).getType());
+      };
+    for (const char *pool : {"maxpool", "avgpool", "maxpool3d", "avgpool3d"}) {
+      std::string kind = llvm::StringRef(pool).starts_with("max") ? "max" : "avg";
       r[std::string("dx.") + pool] = [kind](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d,
                                             llvm::SmallVectorImpl<Value> &out) {
         Value x = op->getOperand(0);
@@ -135,7 +145,9 @@ const llvm::StringMap<Rule> &rules() {
     r["dx.global_avgpool"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d,
                                 llvm::SmallVectorImpl<Value> &out) {
       Value x = op->getOperand(0);
-      out[0] = b.create<ir::BroadcastToOp>(op->getLoc(), x.getType(), d[0], b.getDenseI64ArrayAttr({2, 3}),
+      llvm::SmallVector<int64_t> spatial;
+      for (int64_t k = 2; k < ttype(x).getRank(); ++k) spatial.push_back(k);
+      out[0] = b.create<ir::BroadcastToOp>(op->getLoc(), x.getType(), d[0], b.getDenseI64ArrayAttr(spatial),
                                            b.getUnitAttr());
     };
     r["dx.upsample"] = [](mlir::OpBuilder &b, mlir::Operation *op, llvm::ArrayRef<Value> d, llvm::SmallVectorImpl<Value> &out) {

@@ -10,6 +10,12 @@
 // bottom pad the last window does not reach) the symmetric convolution is
 // the same one; otherwise x (or dx) goes through an explicitly zero-padded
 // copy in the scratch (DeviceKernels.h's shift_copy), as PyTorch's F.pad would.
+//
+// 3-D convolutions (NCDHW, conv3d_*) take the same path with N-d descriptors
+// (cudnnSet*NdDescriptor) and shift_copy3d: one plan cache, one algorithm
+// choice, one workspace rule. Both check their descriptors with the CPU
+// kernels' conv_geometry (kernels/Im2col.h); a 2-D convolution is a Geom of
+// two spatial axes and keeps its 4-d descriptors.
 #include "cuda/Check.h"
 #include "cuda/Context.h"
 #include "cuda/DeviceKernels.h"
@@ -33,17 +39,46 @@ namespace {
 
 enum Dir : int { kForward = 0, kGradInput = 1, kGradWeight = 2 };
 
+// A convolution of 2 or 3 spatial axes: (d,) h, w, in that order; a 2-D one
+// uses axes 0 and 1.
+struct Geom {
+  int nd = 2;
+  int64_t n = 0, c = 0, f = 0, groups = 1, cg = 0;
+  int64_t in[3] = {}, k[3] = {}, out[3] = {}, s[3] = {}, lo[3] = {}, hi[3] = {}, dil[3] = {};
+  int64_t volume(const int64_t *e) const {
+    int64_t v = 1;
+    for (int i = 0; i < nd; ++i) v *= e[i];
+    return v;
+  }
+};
+
+// kernels/Im2col.h's geometry (the CPU kernels' checks; spatial 2 or 3) as a Geom.
+Geom from_geometry(const ConvGeometry &g) {
+  Geom r;
+  r.nd = g.spatial == 3 ? 3 : 2;
+  r.n = g.n, r.c = g.c, r.f = g.f, r.groups = g.groups, r.cg = g.cg;
+  const int64_t in[] = {g.d, g.h, g.w}, k[] = {g.kd, g.kh, g.kw}, out[] = {g.od, g.ho, g.wo},
+                s[] = {g.sd, g.sh, g.sw}, lo[] = {g.pf, g.pt, g.pl}, hi[] = {g.pk, g.pb, g.pr},
+                dil[] = {g.dd, g.dh, g.dw};
+  for (int i = 0, a = 3 - r.nd; i < r.nd; ++i, ++a) {
+    r.in[i] = in[a], r.k[i] = k[a], r.out[i] = out[a], r.s[i] = s[a], r.lo[i] = lo[a], r.hi[i] = hi[a];
+    r.dil[i] = dil[a];
+  }
+  return r;
+}
+
 struct Plan {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr; // x: the padded copy's shape when padded
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
   bool padded = false;
-  int64_t hp = 0, wp = 0; // the padded copy's plane
-  int algo = 0;           // of the direction's enum
-  size_t workspace = 0;   // bytes
+  int64_t xp[3] = {};   // the padded copy's spatial extents ((d,) h, w)
+  int algo = 0;         // of the direction's enum
+  size_t workspace = 0; // bytes
 };
 
-using Key = std::array<int64_t, 19>;
+// dir, nd, n, c, f, groups, then (in, k, out, s, lo, hi, dil) of 3 axes.
+using Key = std::array<int64_t, 27>;
 
 std::mutex g_mutex;
 std::map<Key, Plan> g_plans; // never freed: a few per layer, alive as long as the model
@@ -83,33 +118,76 @@ int64_t symmetric_pad(int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s, 
   return conv_out_size(in, lo, lo, k, s, d) == out ? lo : -1;
 }
 
-Plan make_plan(const char *k, Dir dir, const ConvGeometry &g) {
+// The descriptors: 4-d ones for a 2-D convolution (as before 3-D came),
+// N-d ones (5 dimensions, packed NCDHW strides) for a 3-D one.
+void set_descriptors(const char *k, const Geom &g, Plan &p, const int64_t *pad) {
+  if (g.nd == 2) {
+    DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(k, g.n, "N"),
+                                                to_int(k, g.c, "C"), to_int(k, p.xp[0], "H"),
+                                                to_int(k, p.xp[1], "W")));
+    DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(g.n),
+                                                to_int(k, g.f, "F"), to_int(k, g.out[0], "HO"),
+                                                to_int(k, g.out[1], "WO")));
+    DXRT_CUDNN_CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(g.f),
+                                                to_int(k, g.cg, "C/groups"), to_int(k, g.k[0], "KH"),
+                                                to_int(k, g.k[1], "KW")));
+    // Cross-correlation: what deep learning calls convolution (no kernel flip).
+    DXRT_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(p.conv, int(pad[0]), int(pad[1]), to_int(k, g.s[0], "stride"),
+                                                     to_int(k, g.s[1], "stride"), to_int(k, g.dil[0], "dilation"),
+                                                     to_int(k, g.dil[1], "dilation"), CUDNN_CROSS_CORRELATION,
+                                                     CUDNN_DATA_FLOAT));
+    return;
+  }
+  static const char *const in_names[] = {"D", "H", "W"}, *const out_names[] = {"DO", "HO", "WO"},
+                           *const k_names[] = {"KD", "KH", "KW"};
+  int xd[5] = {to_int(k, g.n, "N"), to_int(k, g.c, "C")}, yd[5] = {int(g.n), to_int(k, g.f, "F")},
+      wd[5] = {int(g.f), to_int(k, g.cg, "C/groups")};
+  int pads[3], strides[3], dils[3];
+  for (int i = 0; i < g.nd; ++i) {
+    xd[2 + i] = to_int(k, p.xp[i], in_names[i]);
+    yd[2 + i] = to_int(k, g.out[i], out_names[i]);
+    wd[2 + i] = to_int(k, g.k[i], k_names[i]);
+    pads[i] = int(pad[i]);
+    strides[i] = to_int(k, g.s[i], "stride");
+    dils[i] = to_int(k, g.dil[i], "dilation");
+  }
+  const int dims = g.nd + 2;
+  auto packed = [dims](const int *sizes, int *strides_out) {
+    int st = 1;
+    for (int i = dims - 1; i >= 0; --i) {
+      strides_out[i] = st;
+      st *= sizes[i];
+    }
+  };
+  int xs[5], ys[5];
+  packed(xd, xs);
+  packed(yd, ys);
+  DXRT_CUDNN_CHECK(cudnnSetTensorNdDescriptor(p.x, CUDNN_DATA_FLOAT, dims, xd, xs));
+  DXRT_CUDNN_CHECK(cudnnSetTensorNdDescriptor(p.y, CUDNN_DATA_FLOAT, dims, yd, ys));
+  DXRT_CUDNN_CHECK(cudnnSetFilterNdDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dims, wd));
+  DXRT_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(p.conv, g.nd, pads, strides, dils, CUDNN_CROSS_CORRELATION,
+                                                   CUDNN_DATA_FLOAT));
+}
+
+Plan make_plan(const char *k, Dir dir, const Geom &g) {
   Context &ctx = context();
   Plan p;
-  int64_t ph = symmetric_pad(g.h, g.pt, g.pb, g.kh, g.sh, g.dh, g.ho);
-  int64_t pw = symmetric_pad(g.w, g.pl, g.pr, g.kw, g.sw, g.dw, g.wo);
-  p.padded = ph < 0 || pw < 0;
-  p.hp = p.padded ? g.h + g.pt + g.pb : g.h;
-  p.wp = p.padded ? g.w + g.pl + g.pr : g.w;
-  if (p.padded) ph = pw = 0;
-  DXRT_KERNEL_CHECK(g.n * g.c * p.hp * p.wp <= INT_MAX && g.n * g.f * g.ho * g.wo <= INT_MAX, k,
+  int64_t pad[3] = {};
+  for (int i = 0; i < g.nd; ++i) {
+    pad[i] = symmetric_pad(g.in[i], g.lo[i], g.hi[i], g.k[i], g.s[i], g.dil[i], g.out[i]);
+    if (pad[i] < 0) p.padded = true;
+  }
+  for (int i = 0; i < g.nd; ++i) {
+    p.xp[i] = p.padded ? g.in[i] + g.lo[i] + g.hi[i] : g.in[i];
+    if (p.padded) pad[i] = 0;
+  }
+  DXRT_KERNEL_CHECK(g.n * g.c * g.volume(p.xp) <= INT_MAX && g.n * g.f * g.volume(g.out) <= INT_MAX, k,
                     "a tensor of 2^31 elements or more is beyond cuDNN's legacy API");
   DXRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.x));
   DXRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.y));
   DXRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&p.w));
   DXRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
-  DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(k, g.n, "N"),
-                                              to_int(k, g.c, "C"), to_int(k, p.hp, "H"), to_int(k, p.wp, "W")));
-  DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(g.n),
-                                              to_int(k, g.f, "F"), to_int(k, g.ho, "HO"), to_int(k, g.wo, "WO")));
-  DXRT_CUDNN_CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(g.f),
-                                              to_int(k, g.cg, "C/groups"), to_int(k, g.kh, "KH"),
-                                              to_int(k, g.kw, "KW")));
-  // Cross-correlation: what deep learning calls convolution (no kernel flip).
-  DXRT_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(p.conv, int(ph), int(pw), to_int(k, g.sh, "stride"),
-                                                   to_int(k, g.sw, "stride"), to_int(k, g.dh, "dilation"),
-                                                   to_int(k, g.dw, "dilation"), CUDNN_CROSS_CORRELATION,
-                                                   CUDNN_DATA_FLOAT));
+  set_descriptors(k, g, p, pad);
   DXRT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(p.conv, to_int(k, g.groups, "groups")));
   DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
 
@@ -134,7 +212,7 @@ Plan make_plan(const char *k, Dir dir, const ConvGeometry &g) {
     if (at >= 0) p.algo = perf[at].algo;
   }
   DXRT_CHECK(at >= 0,
-             str("cuDNN has no algorithm for this convolution within ", workspace_limit() >> 20,
+             str("cuDNN has no algorithm for this ", g.nd, "-D convolution within ", workspace_limit() >> 20,
                  " MiB of workspace (", found, " tried)"),
              "raise DXRT_CUDA_CONV_WORKSPACE_MB, or allow TF32 with DXRT_CUDA_TF32=1");
   if (dir == kForward) {
@@ -152,22 +230,36 @@ Plan make_plan(const char *k, Dir dir, const ConvGeometry &g) {
   return p;
 }
 
-const Plan &plan(const char *k, Dir dir, const ConvGeometry &g) {
-  Key key = {dir, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.ho, g.wo, g.sh, g.sw, g.pt, g.pb, g.pl, g.pr, g.dh, g.dw,
-             g.groups};
+const Plan &plan(const char *k, Dir dir, const Geom &g) {
+  Key key = {dir, g.nd, g.n, g.c, g.f, g.groups};
+  for (int i = 0; i < 3; ++i) {
+    const int64_t v[] = {g.in[i], g.k[i], g.out[i], g.s[i], g.lo[i], g.hi[i], g.dil[i]};
+    for (int j = 0; j < 7; ++j) key[size_t(6 + 7 * i + j)] = v[j];
+  }
   std::lock_guard lock(g_mutex);
   auto it = g_plans.find(key);
   if (it == g_plans.end()) it = g_plans.emplace(key, make_plan(k, dir, g)).first;
   return it->second;
 }
 
+// Copies x into the plan's zero-padded copy (sign > 0), or crops the padded
+// copy back into x (sign < 0): each axis shifts by its low padding.
+int pad_copy(const Geom &g, const Plan &p, const float *src, float *dst, int sign, cudaStream_t s) {
+  const int64_t *from = sign > 0 ? g.in : p.xp, *to = sign > 0 ? p.xp : g.in;
+  if (g.nd == 2)
+    return shift_copy(src, g.n * g.c, from[0], from[1], dst, to[0], to[1], sign * g.lo[0], sign * g.lo[1], s);
+  ShiftShape3d sh{g.n * g.c, from[0], from[1], from[2], to[0], to[1], to[2],
+                  sign * g.lo[0], sign * g.lo[1], sign * g.lo[2]};
+  return shift_copy3d(sh, src, dst, s);
+}
+
 // (x side, w side, y side) as in runtime/kernels/Conv2d.h: kForward reads x
 // and w and writes y; kGradInput reads y (dy) and w and writes x (dx);
 // kGradWeight reads x and y (dy) and writes w (dw).
-void run(const char *k, Dir dir, const ConvGeometry &g, float *x, float *w, float *y) {
+void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y) {
   Context &ctx = context();
   cudaStream_t s = ctx.stream;
-  int64_t xn = g.n * g.c * g.h * g.w, wn = g.f * g.cg * g.kh * g.kw, yn = g.n * g.f * g.ho * g.wo;
+  int64_t xn = g.n * g.c * g.volume(g.in), wn = g.f * g.cg * g.volume(g.k), yn = g.n * g.f * g.volume(g.out);
   if (xn == 0 || wn == 0 || yn == 0) {
     // cuDNN rejects empty tensors; the result is all zeros (an empty sum).
     float *out = dir == kForward ? y : dir == kGradInput ? x : w;
@@ -176,13 +268,12 @@ void run(const char *k, Dir dir, const ConvGeometry &g, float *x, float *w, floa
     return;
   }
   const Plan &p = plan(k, dir, g);
-  size_t pad_bytes = p.padded ? (size_t(g.n * g.c * p.hp * p.wp) * sizeof(float) + 255) & ~size_t(255) : 0;
+  size_t pad_bytes = p.padded ? (size_t(g.n * g.c * g.volume(p.xp)) * sizeof(float) + 255) & ~size_t(255) : 0;
   char *base = static_cast<char *>(scratch(pad_bytes + p.workspace + 1));
   float *xp = p.padded ? reinterpret_cast<float *>(base) : x;
   void *ws = p.workspace ? base + pad_bytes : nullptr;
   const float one = 1.0f, zero = 0.0f;
-  if (p.padded && dir != kGradInput)
-    DXRT_CUDA_CHECK(shift_copy(x, g.n * g.c, g.h, g.w, xp, p.hp, p.wp, g.pt, g.pl, s));
+  if (p.padded && dir != kGradInput) DXRT_CUDA_CHECK(pad_copy(g, p, x, xp, +1, s));
   if (dir == kForward) {
     DXRT_CUDNN_CHECK(cudnnConvolutionForward(ctx.cudnn, &one, p.x, xp, p.w, w, p.conv,
                                              cudnnConvolutionFwdAlgo_t(p.algo), ws, p.workspace, &zero, p.y, y));
@@ -191,7 +282,7 @@ void run(const char *k, Dir dir, const ConvGeometry &g, float *x, float *w, floa
                                                   cudnnConvolutionBwdDataAlgo_t(p.algo), ws, p.workspace, &zero, p.x,
                                                   xp));
     // The gradient of the padding is dropped: crop the padded dx.
-    if (p.padded) DXRT_CUDA_CHECK(shift_copy(xp, g.n * g.c, p.hp, p.wp, x, g.h, g.w, -g.pt, -g.pl, s));
+    if (p.padded) DXRT_CUDA_CHECK(pad_copy(g, p, xp, x, -1, s));
   } else {
     DXRT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.cudnn, &one, p.x, xp, p.y, y, p.conv,
                                                     cudnnConvolutionBwdFilterAlgo_t(p.algo), ws, p.workspace, &zero,
@@ -207,7 +298,7 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward(dxrt_memref4 *xd, dxrt_mem
   const char *k = "dxrt_cuda_conv2d_forward";
   Tensor4 x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
   ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  guard(k, [&] { run(k, kForward, g, x.p, w.p, y.p); });
+  guard(k, [&] { run(k, kForward, from_geometry(g), x.p, w.p, y.p); });
 }
 
 extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_input(dxrt_memref4 *dyd, dxrt_memref4 *wd, dxrt_memref4 *dxd,
@@ -216,7 +307,7 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_input(dxrt_memref4 *dyd, dxrt
   const char *k = "dxrt_cuda_conv2d_grad_input";
   Tensor4 dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
   ConvGeometry g = conv_geometry(k, dx, w, dy, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  guard(k, [&] { run(k, kGradInput, g, dx.p, w.p, dy.p); });
+  guard(k, [&] { run(k, kGradInput, from_geometry(g), dx.p, w.p, dy.p); });
 }
 
 extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *dwd,
@@ -225,7 +316,7 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dyd, dxr
   const char *k = "dxrt_cuda_conv2d_grad_weight";
   Tensor4 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  guard(k, [&] { run(k, kGradWeight, g, x.p, dw.p, dy.p); });
+  guard(k, [&] { run(k, kGradWeight, from_geometry(g), x.p, dw.p, dy.p); });
 }
 
 // Both gradients from one dy (the CPU kernel's twin: dxrt_conv2d_backward),
@@ -236,4 +327,44 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward(dxrt_memref4 *dyd, dxrt_m
                                                        int64_t ddw, int64_t groups) {
   _mlir_ciface_dxrt_cuda_conv2d_grad_input(dyd, wd, dxd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dyd, xd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv3d_forward(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *yd,
+                                                      int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                                      int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
+                                                      int64_t dh, int64_t dw, int64_t groups) {
+  const char *k = "dxrt_cuda_conv3d_forward";
+  Tensor5 x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  ConvGeometry g = conv_geometry(k, x, w, y, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, dw, groups);
+  guard(k, [&] { run(k, kForward, from_geometry(g), x.p, w.p, y.p); });
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv3d_grad_input(dxrt_memref5 *dyd, dxrt_memref5 *wd, dxrt_memref5 *dxd,
+                                                         int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                                         int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
+                                                         int64_t dh, int64_t dw, int64_t groups) {
+  const char *k = "dxrt_cuda_conv3d_grad_input";
+  Tensor5 dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
+  ConvGeometry g = conv_geometry(k, dx, w, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, dw, groups);
+  guard(k, [&] { run(k, kGradInput, from_geometry(g), dx.p, w.p, dy.p); });
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv3d_grad_weight(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *dwd,
+                                                          int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                                          int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
+                                                          int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_cuda_conv3d_grad_weight";
+  Tensor5 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, dw, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+  guard(k, [&] { run(k, kGradWeight, from_geometry(g), x.p, dw.p, dy.p); });
+}
+
+// Both gradients from one dy (dxrt_conv3d_backward's twin), as the two calls above.
+extern "C" void _mlir_ciface_dxrt_cuda_conv3d_backward(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *wd,
+                                                       dxrt_memref5 *dxd, dxrt_memref5 *dwd, int64_t sd, int64_t sh,
+                                                       int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
+                                                       int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t ddw,
+                                                       int64_t groups) {
+  _mlir_ciface_dxrt_cuda_conv3d_grad_input(dyd, wd, dxd, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+  _mlir_ciface_dxrt_cuda_conv3d_grad_weight(dyd, xd, dwd, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
 }

@@ -1,6 +1,6 @@
-// libdxrt_cuda's own CUDA kernels, the files nvcc compiles: pooling and the
-// zero-padding copy that gives cuDNN's symmetric padding the CPU kernels'
-// asymmetric one (DeviceKernels.cu), bilinear upsampling
+// libdxrt_cuda's own CUDA kernels, the files nvcc compiles: 2-D and 3-D
+// pooling and the zero-padding copies that give cuDNN's symmetric padding
+// the CPU kernels' asymmetric one (DeviceKernels.cu), bilinear upsampling
 // (UpsampleKernels.cu), Philox random fills (RandomKernels.cu). Plain
 // launchers: they queue the kernel on `stream` and return cudaGetLastError()
 // as an int (0 = success), so that this header needs no CUDA header and the
@@ -28,11 +28,36 @@ int pool_forward(const PoolShape &s, const float *x, float *y, CUstream_st *stre
 // as the CPU kernel does: deterministic, no atomics.
 int pool_grad(const PoolShape &s, const float *x, const float *dy, float *dx, CUstream_st *stream);
 
+// 3-D pooling over `planes` = N*C volumes of [d, h, w] into [do_, ho, wo];
+// kind 0 = max, 1 = average (padding counts as zeros, divisor kd*kh*kw,
+// multiplied as 1/(kd*kh*kw) in float), windows read in (d, h, w) order:
+// the first maximal element wins, a NaN wins and the first NaN stays; a
+// window entirely in the padding gives -inf (max) or 0 (average).
+struct Pool3dShape {
+  int64_t planes, d, h, w, do_, ho, wo, kd, kh, kw, sd, sh, sw, pf, pt, pl, kind;
+};
+int pool3d_forward(const Pool3dShape &s, const float *x, float *y, CUstream_st *stream);
+// dx (overwritten) from dy. For max, a first pass writes each window's
+// winner (its index within the window, -1 for none) to `argmax`
+// (planes*do_*ho*wo ints of device scratch); then each element of dx sums,
+// in (od, oh, ow) order, the gradients of the windows it wins (or, for
+// average, lies in): deterministic, no atomics. `argmax` is unused for
+// average and may be null.
+int pool3d_grad(const Pool3dShape &s, const float *x, const float *dy, float *dx, int32_t *argmax,
+                CUstream_st *stream);
+
 // dst[p, i, j] = src[p, i - top, j - left] where that lies inside the
 // [sh, sw] source plane, else 0, for dst planes of [dh, dw]. A positive
 // top/left pads, a negative one crops.
 int shift_copy(const float *src, int64_t planes, int64_t sh, int64_t sw, float *dst, int64_t dh, int64_t dw,
                int64_t top, int64_t left, CUstream_st *stream);
+// The same for volumes: dst[p, a, i, j] = src[p, a - front, i - top, j - left]
+// where that lies inside the [sd, sh, sw] source volume, else 0, for dst
+// volumes of [dd, dh, dw].
+struct ShiftShape3d {
+  int64_t planes, sd, sh, sw, dd, dh, dw, front, top, left;
+};
+int shift_copy3d(const ShiftShape3d &s, const float *src, float *dst, CUstream_st *stream);
 
 // Bilinear upsampling (align_corners=False) of `planes` = N*C planes of
 // [h, w] into [h*sh, w*sw]; the semantics of runtime/kernels/Upsample.cpp,

@@ -1,13 +1,14 @@
-// The dxrt_conv2d_* kernels: check the descriptors, then run the direct
-// kernel for few input channels (unless DXRT_CONV_DIRECT=0), else oneDNN's
-// primitive for the geometry, or im2col + GEMM where oneDNN has none (or
-// everywhere with DXRT_CONV=im2col). See Conv2d.h.
+// The dxrt_conv2d_* and dxrt_conv3d_* kernels: check the descriptors, then
+// run the direct kernel for few input channels (unless DXRT_CONV_DIRECT=0;
+// 2-D only), else oneDNN's primitive for the geometry, or im2col + GEMM
+// where oneDNN has none (or everywhere with DXRT_CONV=im2col). See Conv2d.h.
 #include "dxrt/kernels.h"
 #include "kernels/Conv2d.h"
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace dxrt {
 
@@ -55,7 +56,8 @@ void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
 
 bool onednn_applies(const ConvGeometry &g) {
   // oneDNN rejects empty tensors; the GEMM path handles them (dw = 0 for an empty batch).
-  bool empty = g.n == 0 || g.c == 0 || g.h == 0 || g.w == 0 || g.f == 0 || g.ho == 0 || g.wo == 0;
+  bool empty = g.n == 0 || g.c == 0 || g.d == 0 || g.h == 0 || g.w == 0 || g.f == 0 || g.od == 0 || g.ho == 0 ||
+               g.wo == 0;
   return !empty && conv_backend() == ConvBackend::kOnednn;
 }
 
@@ -123,6 +125,66 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   // is direct (then each is what its own kernel gives).
   if (onednn_applies(g) && !direct(ConvDir::kGradWeight, g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p))
     return;
+  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
+  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+}
+
+// ---- 3-D: the same dispatch on a geometry with a depth axis ----
+
+namespace {
+
+bool same_shape(const Tensor5 &a, const Tensor5 &b) {
+  return a.n == b.n && a.c == b.c && a.d == b.d && a.h == b.h && a.w == b.w;
+}
+
+std::string shape(const Tensor5 &t) { return str("[", t.n, ", ", t.c, ", ", t.d, ", ", t.h, ", ", t.w, "]"); }
+
+} // namespace
+
+extern "C" void _mlir_ciface_dxrt_conv3d_forward(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *yd, int64_t sd,
+                                                 int64_t sh, int64_t sw, int64_t pf, int64_t pk, int64_t pt,
+                                                 int64_t pb, int64_t pl, int64_t pr, int64_t dd, int64_t dh,
+                                                 int64_t dw, int64_t groups) {
+  const char *k = "dxrt_conv3d_forward";
+  Tensor5 x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  ConvGeometry g = conv_geometry(k, x, w, y, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, dw, groups);
+  run(ConvDir::kForward, g, x.p, w.p, y.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv3d_grad_input(dxrt_memref5 *dyd, dxrt_memref5 *wd, dxrt_memref5 *dxd,
+                                                    int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                                    int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
+                                                    int64_t dh, int64_t dw, int64_t groups) {
+  const char *k = "dxrt_conv3d_grad_input";
+  Tensor5 dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
+  ConvGeometry g = conv_geometry(k, dx, w, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, dw, groups);
+  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv3d_grad_weight(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *dwd,
+                                                     int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                                     int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
+                                                     int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv3d_grad_weight";
+  Tensor5 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, dw, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv3d_backward(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *wd,
+                                                  dxrt_memref5 *dxd, dxrt_memref5 *dwd, int64_t sd, int64_t sh,
+                                                  int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
+                                                  int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t ddw,
+                                                  int64_t groups) {
+  const char *k = "dxrt_conv3d_backward";
+  Tensor5 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, w, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  // As conv2d_backward (no direct kernel in 3-D): dy reordered once where
+  // both primitives want the same layout.
+  if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
   run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

@@ -1,8 +1,11 @@
-// The two implementations behind the dxrt_conv2d_* kernels (Conv2d.cpp):
-// oneDNN's convolution primitives (Conv2dOnednn.cpp), and im2col + OpenBLAS
-// GEMM (Conv2dIm2col.cpp), which takes every case oneDNN rejects and can be
-// chosen for all with DXRT_CONV=im2col. Both read and write NCHW tensors and
-// [F, C/groups, KH, KW] weights with PyTorch's semantics.
+// The two implementations behind the dxrt_conv2d_* and dxrt_conv3d_* kernels
+// (Conv2d.cpp): oneDNN's convolution primitives (Conv2dOnednn.cpp), and
+// im2col + OpenBLAS GEMM (Conv2dIm2col.cpp), which takes every case oneDNN
+// rejects and can be chosen for all with DXRT_CONV=im2col. Both read and
+// write NCHW tensors and [F, C/groups, KH, KW] weights (NCDHW and
+// [F, C/groups, KD, KH, KW] for a geometry with spatial == 3) with
+// PyTorch's semantics. The functions keep their conv2d_ names: a 3-D
+// convolution is the same code with a depth axis (kernels/Im2col.h).
 #pragma once
 
 #include "kernels/Im2col.h"
@@ -33,7 +36,8 @@ void conv2d_im2col(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 
 // Direct convolution on NCHW for few input channels (Conv2dDirect.cpp): the
 // forward when C * KH * KW <= kDirectMaxTaps, stride and dilation 1, one
-// group, and the weight gradient of such a layer with one input channel. Cheaper than oneDNN there, which reorders the
+// group, and the weight gradient of such a layer with one input channel;
+// 2-D geometries only. Cheaper than oneDNN there, which reorders the
 // large tensor (y, or dy) to and from its blocked layout around a little
 // arithmetic. conv2d_direct_applies says whether it takes the direction and
 // geometry (never the input gradient: a first layer has none, and oneDNN's

@@ -321,7 +321,8 @@ void run_variant(const Variant &v, ConvDir dir, const ConvGeometry &g, float *x,
 } // namespace
 
 bool conv2d_direct_applies(ConvDir dir, const ConvGeometry &g) {
-  const bool geometry = g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
+  // 2-D only: the loops know no depth axis (a 3-D convolution runs on oneDNN).
+  const bool geometry = g.spatial == 2 && g.groups == 1 && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
                         g.c * g.kh * g.kw <= kDirectMaxTaps && g.n > 0 && g.c > 0 && g.f > 0 && g.ho > 0 && g.wo > 0;
   // The weight gradient of one input channel only: with three (RGB 3x3,
   // 27 taps) its 27 input loads per dy vector, two thirds of them across

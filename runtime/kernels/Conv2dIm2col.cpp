@@ -1,5 +1,6 @@
-// 2-D convolution and its two gradients as im2col + GEMM, one image and one
-// group at a time:
+// 2-D and 3-D convolution and their two gradients as im2col (vol2col) +
+// GEMM, one image and one group at a time (in 3-D, KH*KW below is
+// KD*KH*KW and HO*WO is DO*HO*WO):
 //   forward      y[n, g]  = w[g] (Fg x Cg*KH*KW)  *  col(x[n, g]) (Cg*KH*KW x HO*WO)
 //   grad_input   dx[n, g] = col2im( w[g]^T * dy[n, g] )
 //   grad_weight  dw[g]    = sum_n dy[n, g] * col(x[n, g])^T
@@ -19,7 +20,7 @@ void forward(const ConvGeometry &g, const float *x, const float *w, float *y) {
   float *col = g.pointwise() ? nullptr : workspace(size_t(rows * cols), kSlotColumns);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      const float *xg = x + (n * g.c + gi * g.cg) * g.h * g.w;
+      const float *xg = x + (n * g.c + gi * g.cg) * g.in_plane();
       const float *a = xg;
       if (col) {
         im2col(g, xg, col);
@@ -33,10 +34,10 @@ void forward(const ConvGeometry &g, const float *x, const float *w, float *y) {
 void grad_input(const ConvGeometry &g, float *dx, const float *w, const float *dy) {
   const int64_t rows = g.col_rows(), cols = g.col_cols();
   float *col = g.pointwise() ? nullptr : workspace(size_t(rows * cols), kSlotColumns);
-  if (col) std::fill(dx, dx + g.n * g.c * g.h * g.w, 0.0f);
+  if (col) std::fill(dx, dx + g.n * g.c * g.in_plane(), 0.0f);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      float *dxg = dx + (n * g.c + gi * g.cg) * g.h * g.w;
+      float *dxg = dx + (n * g.c + gi * g.cg) * g.in_plane();
       const float *dyg = dy + (n * g.f + gi * g.fg) * cols;
       // dcol = w[g]^T dy[n, g]; a pointwise convolution writes dx directly.
       sgemm(true, false, rows, cols, g.fg, 1.0f, w + gi * g.fg * rows, rows, dyg, cols, 0.0f, col ? col : dxg, cols);
@@ -50,7 +51,7 @@ void grad_weight(const ConvGeometry &g, const float *x, float *dw, const float *
   if (g.n == 0) std::fill(dw, dw + g.f * rows, 0.0f);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t gi = 0; gi < g.groups; ++gi) {
-      const float *xg = x + (n * g.c + gi * g.cg) * g.h * g.w;
+      const float *xg = x + (n * g.c + gi * g.cg) * g.in_plane();
       const float *b = xg;
       if (col) {
         im2col(g, xg, col);

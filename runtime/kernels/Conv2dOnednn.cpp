@@ -14,6 +14,11 @@
 // for which oneDNN runs its own im2col + GEMM. oneDNN's reference
 // implementations are slower than our im2col path: those geometries, and
 // any it rejects, return false and run on im2col.
+//
+// 3-D convolutions (ConvGeometry::spatial == 3) are the same code on 5-D
+// descriptors (NCDHW / OIDHW / GOIDHW, three strides, dilations and pads);
+// 2-D ones keep their 4-D descriptors, so oneDNN picks the same kernels
+// for them as before depth existed.
 #include "kernels/Conv2d.h"
 #include "kernels/Onednn.h"
 #include "kernels/Workspace.h"
@@ -37,23 +42,26 @@ constexpr int kCacheSize = 256;
 // worth it (see above).
 constexpr double kMaxPadding = 2.0;
 
-const char *kernel_name(ConvDir dir) {
+const char *kernel_name(ConvDir dir, const ConvGeometry &g) {
+  const bool three = g.spatial == 3;
   switch (dir) {
-  case ConvDir::kForward: return "dxrt_conv2d_forward";
-  case ConvDir::kGradInput: return "dxrt_conv2d_grad_input";
-  case ConvDir::kGradWeight: return "dxrt_conv2d_grad_weight";
+  case ConvDir::kForward: return three ? "dxrt_conv3d_forward" : "dxrt_conv2d_forward";
+  case ConvDir::kGradInput: return three ? "dxrt_conv3d_grad_input" : "dxrt_conv2d_grad_input";
+  case ConvDir::kGradWeight: return three ? "dxrt_conv3d_grad_weight" : "dxrt_conv2d_grad_weight";
   }
-  return "dxrt_conv2d";
+  return three ? "dxrt_conv3d" : "dxrt_conv2d";
 }
 
+// The geometry's inputs (the output sizes follow from them); spatial tells a
+// 2-D convolution from a 3-D one of depth 1, which have different descriptors.
 struct Key {
-  int64_t v[17];
+  int64_t v[24];
   bool operator==(const Key &o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
 };
 
 Key key_of(ConvDir dir, const ConvGeometry &g) {
   return {{int64_t(dir), g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.sh, g.sw, g.pt, g.pb, g.pl, g.pr, g.dh, g.dw,
-           g.groups}};
+           g.groups, g.spatial, g.d, g.kd, g.sd, g.pf, g.pk, g.dd}};
 }
 
 // A primitive and its scratchpad memory (scratchpad_mode::user, over the
@@ -118,14 +126,25 @@ struct Descs {
 };
 
 Descs descs(const ConvGeometry &g, bool plain) {
-  tag act = plain ? tag::nchw : tag::any;
+  const auto f32 = memory::data_type::f32;
   Descs d;
-  d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, act);
-  d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, act);
+  if (g.spatial == 3) {
+    tag act = plain ? tag::ncdhw : tag::any;
+    d.x = memory::desc({g.n, g.c, g.d, g.h, g.w}, f32, act);
+    d.y = memory::desc({g.n, g.f, g.od, g.ho, g.wo}, f32, act);
+    if (g.groups == 1)
+      d.w = memory::desc({g.f, g.c, g.kd, g.kh, g.kw}, f32, plain ? tag::oidhw : tag::any);
+    else
+      d.w = memory::desc({g.groups, g.fg, g.cg, g.kd, g.kh, g.kw}, f32, plain ? tag::goidhw : tag::any);
+    return d;
+  }
+  tag act = plain ? tag::nchw : tag::any;
+  d.x = memory::desc({g.n, g.c, g.h, g.w}, f32, act);
+  d.y = memory::desc({g.n, g.f, g.ho, g.wo}, f32, act);
   if (g.groups == 1)
-    d.w = memory::desc({g.f, g.c, g.kh, g.kw}, memory::data_type::f32, plain ? tag::oihw : tag::any);
+    d.w = memory::desc({g.f, g.c, g.kh, g.kw}, f32, plain ? tag::oihw : tag::any);
   else
-    d.w = memory::desc({g.groups, g.fg, g.cg, g.kh, g.kw}, memory::data_type::f32, plain ? tag::goihw : tag::any);
+    d.w = memory::desc({g.groups, g.fg, g.cg, g.kh, g.kw}, f32, plain ? tag::goihw : tag::any);
   return d;
 }
 
@@ -133,8 +152,11 @@ Descs descs(const ConvGeometry &g, bool plain) {
 // has no implementation. oneDNN counts dilation from 0 (no gaps), PyTorch from 1.
 dnnl::primitive_desc_base primitive_desc(ConvDir dir, const ConvGeometry &g, const Descs &d) {
   const Onednn &o = onednn();
-  const memory::dims strides = {g.sh, g.sw}, dilates = {g.dh - 1, g.dw - 1}, pad_l = {g.pt, g.pl},
-                     pad_r = {g.pb, g.pr};
+  const bool three = g.spatial == 3;
+  const memory::dims strides = three ? memory::dims{g.sd, g.sh, g.sw} : memory::dims{g.sh, g.sw},
+                     dilates = three ? memory::dims{g.dd - 1, g.dh - 1, g.dw - 1} : memory::dims{g.dh - 1, g.dw - 1},
+                     pad_l = three ? memory::dims{g.pf, g.pt, g.pl} : memory::dims{g.pt, g.pl},
+                     pad_r = three ? memory::dims{g.pk, g.pb, g.pr} : memory::dims{g.pb, g.pr};
   const auto alg = dnnl::algorithm::convolution_direct;
   dnnl::primitive_attr attr = user_scratchpad();
   dnnl::convolution_forward::primitive_desc fwd(
@@ -251,7 +273,7 @@ Entry &entry(ConvDir dir, const ConvGeometry &g) {
     e = Entry();
     e.key = key, e.used = true, e.last_use = c.clock; // rejected: remembered, so not retried
   } catch (const std::bad_alloc &) {
-    fatal(__FILE__, __LINE__, str(kernel_name(dir), ": out of memory creating a oneDNN convolution"),
+    fatal(__FILE__, __LINE__, str(kernel_name(dir, g), ": out of memory creating a oneDNN convolution"),
           "a smaller batch needs less");
   }
   return e;
@@ -266,8 +288,9 @@ void exec_reorder(const char *k, const Operand &op, bool to_inner) {
 // Runs e on (x side, w side, y side). With `y_inner_ready`, the y side's
 // inner copy is already in its workspace slot (dy, reordered by the grad
 // input just before) and is not reordered again.
-void execute(ConvDir dir, Entry &e, float *x, float *w, float *y, bool y_inner_ready = false) {
-  const char *k = kernel_name(dir);
+void execute(ConvDir dir, const ConvGeometry &g, Entry &e, float *x, float *w, float *y,
+             bool y_inner_ready = false) {
+  const char *k = kernel_name(dir, g);
   float *data[3] = {x, w, y};
   dnnl_exec_arg_t args[3];
   for (int i = 0; i < 3; ++i) {
@@ -289,7 +312,7 @@ void execute(ConvDir dir, Entry &e, float *x, float *w, float *y, bool y_inner_r
 bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
   Entry &e = entry(dir, g);
   if (!e.ok) return false;
-  execute(dir, e, x, w, y);
+  execute(dir, g, e, x, w, y);
   return true;
 }
 
@@ -310,8 +333,8 @@ bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy
   Entry &in = entry(ConvDir::kGradInput, g);
   Entry &wt = entry(ConvDir::kGradWeight, g); // the cache is far larger than 2: `in` stays
   if (!in.ok || !wt.ok) return false;
-  execute(ConvDir::kGradInput, in, dx, w, dy);
-  execute(ConvDir::kGradWeight, wt, x, dw, dy, shares_dy(in, wt));
+  execute(ConvDir::kGradInput, g, in, dx, w, dy);
+  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares_dy(in, wt));
   return true;
 }
 

@@ -37,4 +37,10 @@ Tensor4 view(const dxrt_memref4 *m, const char *kernel, const char *arg) {
   return {p, m->sizes[0], m->sizes[1], m->sizes[2], m->sizes[3]};
 }
 
+Tensor5 view(const dxrt_memref5 *m, const char *kernel, const char *arg) {
+  DXRT_KERNEL_CHECK(m != nullptr, kernel, str("argument '", arg, "' is a null descriptor"));
+  float *p = checked_base<5>(m->aligned, m->offset, m->sizes, m->strides, kernel, arg);
+  return {p, m->sizes[0], m->sizes[1], m->sizes[2], m->sizes[3], m->sizes[4]};
+}
+
 } // namespace dxrt

@@ -29,12 +29,20 @@ struct Tensor4 {
   int64_t numel() const { return n * c * h * w; }
 };
 
+// A contiguous NCDHW tensor (3-D convolution and pooling).
+struct Tensor5 {
+  float *p;
+  int64_t n, c, d, h, w;
+  int64_t numel() const { return n * c * d * h * w; }
+};
+
 // Checks that the descriptor is non-null, has non-negative sizes and an offset,
 // and the strides of a contiguous row-major array (a dimension of size 1 may
 // carry any stride), then returns the view at aligned + offset.
 Vec view(const dxrt_memref1 *m, const char *kernel, const char *arg);
 Mat view(const dxrt_memref2 *m, const char *kernel, const char *arg);
 Tensor4 view(const dxrt_memref4 *m, const char *kernel, const char *arg);
+Tensor5 view(const dxrt_memref5 *m, const char *kernel, const char *arg);
 
 // The descriptor the workspace functions return (dxrt_workspace and its
 // device twin dxrt_cuda_workspace): `bytes` bytes at `base`, contiguous.

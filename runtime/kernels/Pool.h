@@ -1,6 +1,7 @@
-// The 2x2, stride-2, unpadded pooling loops of Pool.cpp have one
-// implementation per instruction set; dxrt_pool_forward and dxrt_pool_grad
-// run the first one this CPU has. Tests run each by name to compare them.
+// The 2x2, stride-2, unpadded pooling loops of Pool.cpp (and the 2x2x2 max
+// gradient of Pool3d.cpp) have one implementation per instruction set; the
+// kernels run the first one this CPU has. Tests run each by name to
+// compare them.
 #pragma once
 
 #include <cstdint>
@@ -19,5 +20,13 @@ std::vector<const char *> pool_2x2_paths();
 bool pool_2x2_forward(const char *path, int64_t kind, int64_t planes, int64_t h, int64_t w, const float *x, float *y);
 bool pool_2x2_grad(const char *path, int64_t kind, int64_t planes, int64_t h, int64_t w, const float *x,
                    const float *dy, float *dx);
+
+// The same for the 3-D kernels' 2x2x2 max gradient (Pool3d.cpp): its
+// paths, "avx512f" where the CPU has it, then "scalar" (the kernels run the
+// first); and one path over `planes` volumes x, dx [planes, d, h, w]
+// (d, h, w >= 2), dy [planes, d/2, h/2, w/2].
+std::vector<const char *> pool3d_2x2x2_grad_paths();
+bool pool3d_2x2x2_max_grad(const char *path, int64_t planes, int64_t d, int64_t h, int64_t w, const float *x,
+                           const float *dy, float *dx);
 
 } // namespace dxrt

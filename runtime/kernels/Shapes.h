@@ -1,8 +1,8 @@
-// The shape checks of the dense, pooling, upsampling and random library
-// kernels, shared by the CPU kernels (Dense.cpp, Pool.cpp, Upsample.cpp,
-// Random.cpp) and their device twins (cuda/Gemm.cpp, cuda/Pool.cpp,
-// cuda/Upsample.cpp, cuda/Random.cpp), so that both refuse the same
-// descriptors with the same messages.
+// The shape checks of the dense, pooling (2-D and 3-D), upsampling and
+// random library kernels, shared by the CPU kernels (Dense.cpp, Pool.cpp,
+// Pool3d.cpp, Upsample.cpp, Random.cpp) and their device twins
+// (cuda/Gemm.cpp, cuda/Pool.cpp, cuda/Upsample.cpp, cuda/Random.cpp), so
+// that both refuse the same descriptors with the same messages.
 #pragma once
 
 #include "kernels/Descriptor.h"
@@ -47,6 +47,27 @@ inline PoolGeometry pool_geometry(const char *k, const Tensor4 &x, const Tensor4
                     str("output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "], expected [", x.n, ", ", x.c, ", ",
                         ho, ", ", wo, "] for input [", x.n, ", ", x.c, ", ", x.h, ", ", x.w, "]"));
   return {x.n * x.c, x.h, x.w, ho, wo, kh, kw, sh, sw, pt, pl};
+}
+
+// 3-D pooling of N*C volumes of [d, h, w] into [od, ho, wo] in floor mode.
+struct Pool3dGeometry {
+  int64_t planes, d, h, w, od, ho, wo, kd, kh, kw, sd, sh, sw, pf, pt, pl;
+};
+inline Pool3dGeometry pool3d_geometry(const char *k, const Tensor5 &x, const Tensor5 &y, int64_t kind, int64_t kd,
+                                      int64_t kh, int64_t kw, int64_t sd, int64_t sh, int64_t sw, int64_t pf,
+                                      int64_t pk, int64_t pt, int64_t pb, int64_t pl, int64_t pr) {
+  DXRT_KERNEL_CHECK(kind == kMax || kind == kAvg, k, str("kind = ", kind, " is neither 0 (max) nor 1 (average)"));
+  DXRT_KERNEL_CHECK(kd >= 1 && kh >= 1 && kw >= 1, k, str("window ", kd, "x", kh, "x", kw, " must be positive"));
+  DXRT_KERNEL_CHECK(sd >= 1 && sh >= 1 && sw >= 1, k, str("stride (", sd, ", ", sh, ", ", sw, ") must be positive"));
+  DXRT_KERNEL_CHECK(pf >= 0 && pk >= 0 && pt >= 0 && pb >= 0 && pl >= 0 && pr >= 0, k,
+                    str("padding (", pf, ", ", pk, ", ", pt, ", ", pb, ", ", pl, ", ", pr, ") must not be negative"));
+  int64_t od = conv_out_size(x.d, pf, pk, kd, sd, 1), ho = conv_out_size(x.h, pt, pb, kh, sh, 1),
+          wo = conv_out_size(x.w, pl, pr, kw, sw, 1);
+  DXRT_KERNEL_CHECK(y.n == x.n && y.c == x.c && y.d == od && y.h == ho && y.w == wo, k,
+                    str("output is [", y.n, ", ", y.c, ", ", y.d, ", ", y.h, ", ", y.w, "], expected [", x.n, ", ",
+                        x.c, ", ", od, ", ", ho, ", ", wo, "] for input [", x.n, ", ", x.c, ", ", x.d, ", ", x.h,
+                        ", ", x.w, "]"));
+  return {x.n * x.c, x.d, x.h, x.w, od, ho, wo, kd, kh, kw, sd, sh, sw, pf, pt, pl};
 }
 
 // Upsampling of x [N, C, H, W] into y [N, C, H*sh, W*sw] at integer scales.

@@ -8,8 +8,9 @@
 #
 # Steps:
 #   1. nvidia-smi
-#   2. dxrt_cuda_tests: every device kernel against libdxrt's CPU kernel, the
-#      device arena and batch stager, the mgpu* shim on hand-written PTX, NCCL
+#   2. dxrt_cuda_tests: every device kernel against libdxrt's CPU kernel (the
+#      3-D convolution and pooling against naive host loops), the device
+#      arena and batch stager, the mgpu* shim on hand-written PTX, NCCL
 #      with one rank; dxrt_cuda_backend_tests: the device backend
 #      (CudaBackend.cpp) on a hand-written device model against the host
 #      backend's semantics

@@ -65,8 +65,8 @@ class Ctx:
         return self.P[name]
 
 
-def pair(v):
-    return (v, v) if isinstance(v, int) else tuple(v)
+def pair(v, n=2):
+    return (v,) * n if isinstance(v, int) else tuple(v)
 
 
 def same_pad(n, k, s, d):
@@ -80,44 +80,61 @@ def dense(c, name, h, bias=True):
     return F.linear(h, c.p(name + ".weight"), c.p(name + ".bias") if bias else None)
 
 
-def conv(c, name, h, kernel, stride=1, pad=0, dilation=1, groups=1, bias=True):
-    k, s, d = pair(kernel), pair(stride), pair(dilation)
+def resolve_pad(h, pad, k, s, d):
+    """[(lo, hi)] per spatial dim of h (NCHW or NCDHW) for a pad attribute:
+    same, an int, one value per dim, or two per dim."""
+    n = h.dim() - 2
     if pad == "same":
-        (t, b), (l, r) = same_pad(h.shape[2], k[0], s[0], d[0]), same_pad(h.shape[3], k[1], s[1], d[1])
-    else:
-        (t, l) = pair(pad)
-        b, r = t, l
-    h = F.pad(h, (l, r, t, b))
-    return F.conv2d(h, c.p(name + ".weight"), c.p(name + ".bias") if bias else None, s, 0, d, groups)
+        return [same_pad(h.shape[2 + i], k[i], s[i], d[i]) for i in range(n)]
+    p = pair(pad, n)
+    if len(p) == 2 * n:
+        return [(p[2 * i], p[2 * i + 1]) for i in range(n)]
+    return [(p[i], p[i]) for i in range(n)]
+
+
+def f_pad(h, lohi, value=0.0):
+    """F.pad takes the last dim first."""
+    flat = []
+    for lo, hi in reversed(lohi):
+        flat += [lo, hi]
+    return F.pad(h, tuple(flat), value=value)
+
+
+def conv(c, name, h, kernel, stride=1, pad=0, dilation=1, groups=1, bias=True):
+    n = h.dim() - 2
+    k, s, d = pair(kernel, n), pair(stride, n), pair(dilation, n)
+    h = f_pad(h, resolve_pad(h, pad, k, s, d))
+    f = F.conv3d if n == 3 else F.conv2d
+    return f(h, c.p(name + ".weight"), c.p(name + ".bias") if bias else None, s, 0, d, groups)
 
 
 def conv_t(c, name, h, kernel, stride=1, pad=0, dilation=1, groups=1, output_padding=0, bias=True):
     """Transposed convolution: the full (unpadded) result, cropped by the padding."""
-    k, s, d, op = pair(kernel), pair(stride), pair(dilation), pair(output_padding)
-    if pad == "same":  # output = input * stride, surplus cropped, the extra at the bottom/right
-        tot = [d[i] * (k[i] - 1) + 1 + op[i] - s[i] for i in range(2)]
-        t, b, l, r = tot[0] // 2, tot[0] - tot[0] // 2, tot[1] // 2, tot[1] - tot[1] // 2
+    n = h.dim() - 2
+    k, s, d, op = pair(kernel, n), pair(stride, n), pair(dilation, n), pair(output_padding, n)
+    if pad == "same":  # output = input * stride, surplus cropped, the extra at the end of each dim
+        tot = [d[i] * (k[i] - 1) + 1 + op[i] - s[i] for i in range(n)]
+        lohi = [(t // 2, t - t // 2) for t in tot]
     else:
-        (t, l) = pair(pad)
-        b, r = t, l
-    y = F.conv_transpose2d(h, c.p(name + ".weight"), None, s, 0, op, groups, d)
-    y = y[:, :, t:y.shape[2] - b, l:y.shape[3] - r]
+        lohi = [(p, p) for p in pair(pad, n)]
+    f = F.conv_transpose3d if n == 3 else F.conv_transpose2d
+    y = f(h, c.p(name + ".weight"), None, s, 0, op, groups, d)
+    y = y[(slice(None), slice(None)) + tuple(slice(lo, y.shape[2 + i] - hi) for i, (lo, hi) in enumerate(lohi))]
     if bias:
-        y = y + c.p(name + ".bias").view(1, -1, 1, 1)
+        y = y + c.p(name + ".bias").view((1, -1) + (1,) * n)
     return y
 
 
 def pool(h, kind, kernel, stride=None, pad=0):
-    k = pair(kernel)
-    s = pair(stride) if stride is not None else k
-    if pad == "same":
-        (t, b), (l, r) = same_pad(h.shape[2], k[0], s[0], 1), same_pad(h.shape[3], k[1], s[1], 1)
-    else:
-        (t, l) = pair(pad)
-        b, r = t, l
+    n = h.dim() - 2
+    k = pair(kernel, n)
+    s = pair(stride, n) if stride is not None else k
+    lohi = resolve_pad(h, pad, k, s, (1,) * n)
     if kind == "max":
-        return F.max_pool2d(F.pad(h, (l, r, t, b), value=-math.inf), k, s)
-    return F.avg_pool2d(F.pad(h, (l, r, t, b)), k, s)  # padding counts as zeros, divisor kh*kw
+        f = F.max_pool3d if n == 3 else F.max_pool2d
+        return f(f_pad(h, lohi, -math.inf), k, s)
+    f = F.avg_pool3d if n == 3 else F.avg_pool2d
+    return f(f_pad(h, lohi), k, s)  # padding counts as zeros, divisor = window size
 
 
 def batchnorm(c, name, h, momentum=0.1, eps=1e-5, affine=True):
@@ -287,6 +304,60 @@ def _(c, x, L):
 @ref("upsample_bilinear")
 def _(c, x, L):
     h = F.interpolate(conv(c, "conv2d_1", x, 1), scale_factor=(2, 3), mode="bilinear", align_corners=False)
+    return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
+
+
+# ---- 3-D (NCDHW) ----
+@ref("conv3d")
+def _(c, x, L):
+    h = torch.tanh(conv(c, "conv3d_1", x, 3, pad=1))
+    return msq(dense(c, "dense_1", conv(c, "conv3d_2", h, (2, 3, 1), stride=(1, 2, 1), pad="same").flatten(1)))
+
+
+@ref("conv3d_all")
+def _(c, x, L):
+    h = torch.tanh(conv(c, "conv3d_1", x, 1))
+    h = conv(c, "conv3d_2", h, 3, stride=2, pad="same", dilation=2, groups=2, bias=False)
+    return msq(dense(c, "dense_1", h.flatten(1)))
+
+
+@ref("conv3d_pad6")
+def _(c, x, L):
+    h = torch.tanh(conv(c, "conv3d_1", x, 1))
+    h = conv(c, "conv3d_2", h, 3, stride=(2, 1, 1), pad=(0, 1, 1, 2, 2, 0))
+    return msq(dense(c, "dense_1", h.flatten(1)))
+
+
+@ref("conv_transpose3d")
+def _(c, x, L):
+    h = torch.tanh(conv(c, "conv3d_1", x, 1))
+    h = conv_t(c, "conv_transpose3d_1", h, 3, stride=2, pad=1, output_padding=1)
+    return msq(dense(c, "dense_1", h.flatten(1)))
+
+
+@ref("conv_transpose3d_same_groups")
+def _(c, x, L):
+    h = torch.tanh(conv(c, "conv3d_1", x, 1))
+    h = conv_t(c, "conv_transpose3d_1", h, (2, 3, 3), stride=(2, 1, 2), pad="same", groups=2, bias=False)
+    return msq(dense(c, "dense_1", h.flatten(1)))
+
+
+ref("maxpool3d")(lambda c, x, L: msq(dense(c, "dense_1", pool(torch.tanh(conv(c, "conv3d_1", x, 3, pad=1)), "max", 2).flatten(1))))
+ref("maxpool3d_pad")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv3d_1", x, 1), "max", 3, 2, 1).flatten(1))))
+ref("avgpool3d")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv3d_1", x, 3, pad=1), "avg", (1, 2, 2)).flatten(1))))
+ref("avgpool3d_same")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv3d_1", x, 1), "avg", 2, pad="same").flatten(1))))
+ref("global_avgpool3d")(lambda c, x, L: msq(dense(c, "dense_1", torch.tanh(conv(c, "conv3d_1", x, 3, pad=1)).mean((2, 3, 4)))))
+
+
+@ref("upsample3d")
+def _(c, x, L):
+    h = F.interpolate(conv(c, "conv3d_1", x, 1), scale_factor=(2, 1, 3), mode="nearest")
+    return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
+
+
+@ref("batchnorm_5d")
+def _(c, x, L):
+    h = batchnorm(c, "batchnorm_1", conv(c, "conv3d_1", x, 3, pad=1, bias=False), momentum=0.3)
     return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
 
 

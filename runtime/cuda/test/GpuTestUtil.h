@@ -49,6 +49,18 @@ inline dxrt_memref2 m2(float *p, int64_t r, int64_t c) { return {p, p, 0, {r, c}
 inline dxrt_memref4 m4(float *p, int64_t a, int64_t b, int64_t c, int64_t d) {
   return {p, p, 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
 }
+inline dxrt_memref5 m5(float *p, int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) {
+  return {p, p, 0, {a, b, c, d, e}, {b * c * d * e, c * d * e, d * e, e, 1}};
+}
+
+// Whether this machine has a CUDA device (and driver): the suites that skip
+// without one (GTEST_SKIP) run cleanly on the build machine too.
+inline bool have_device() {
+  int count = 0;
+  bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();
+  return ok;
+}
 
 // Float results of different summation orders: the largest difference
 // relative to the reference's scale.

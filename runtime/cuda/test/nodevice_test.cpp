@@ -47,4 +47,19 @@ TEST(NoDevice, AKernelCallEndsTheProcessWithTheMessage) {
                "dxrt_cuda_dense_forward: no CUDA device or driver is available");
 }
 
+// The 3-D kernels too: their shape checks pass, then the device is missing
+// (the max-pooling gradient asks for scratch first).
+TEST(NoDevice, A3dKernelCallEndsTheProcessWithTheMessage) {
+  if (have_device()) GTEST_SKIP() << "this machine has a CUDA device";
+  float x[2 * 4 * 4 * 4] = {}, w[3 * 2 * 27] = {}, y[3 * 8] = {}, dx[2 * 4 * 4 * 4] = {}, dy[2 * 8] = {};
+  dxrt_memref5 xd = {x, x, 0, {1, 2, 4, 4, 4}, {128, 64, 16, 4, 1}},
+               wd = {w, w, 0, {3, 2, 3, 3, 3}, {54, 27, 9, 3, 1}}, yd = {y, y, 0, {1, 3, 2, 2, 2}, {24, 8, 4, 2, 1}},
+               dxd = {dx, dx, 0, {1, 2, 4, 4, 4}, {128, 64, 16, 4, 1}},
+               dyd = {dy, dy, 0, {1, 2, 2, 2, 2}, {16, 8, 4, 2, 1}};
+  EXPECT_DEATH(_mlir_ciface_dxrt_cuda_conv3d_forward(&xd, &wd, &yd, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1),
+               "dxrt_cuda_conv3d_forward: no CUDA device or driver is available");
+  EXPECT_DEATH(_mlir_ciface_dxrt_cuda_pool3d_grad(&dyd, &xd, &dxd, 0, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0),
+               "dxrt_cuda_pool3d_grad: no CUDA device or driver is available");
+}
+
 } // namespace

@@ -38,6 +38,14 @@ typedef struct {
   int64_t strides[4];
 } dxrt_memref4;
 
+typedef struct {
+  float *allocated;
+  float *aligned;
+  int64_t offset;
+  int64_t sizes[5];
+  int64_t strides[5];
+} dxrt_memref5;
+
 /* Dense layer, x [M, K], w [N, K] (PyTorch layout), y [M, N]:
  *   forward      y  = x  w^T
  *   grad_input   dx = dy w
@@ -69,6 +77,26 @@ void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_m
                                        dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
                                        int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
 
+/* 3-D convolution, x [N, C, D, H, W], w [F, C/groups, KD, KH, KW],
+ * y [N, F, DO, HO, WO], stride (sd, sh, sw), padding (front, back, top,
+ * bottom, left, right), dilation (dd, dh, dw); otherwise as the 2-D kernels
+ * above (no bias, dx and dw overwritten, backward = grad_input then
+ * grad_weight). */
+void _mlir_ciface_dxrt_conv3d_forward(dxrt_memref5 *x, dxrt_memref5 *w, dxrt_memref5 *y, int64_t sd, int64_t sh,
+                                      int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb, int64_t pl,
+                                      int64_t pr, int64_t dd, int64_t dh, int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_conv3d_grad_input(dxrt_memref5 *dy, dxrt_memref5 *w, dxrt_memref5 *dx, int64_t sd,
+                                         int64_t sh, int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
+                                         int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_conv3d_grad_weight(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *dw, int64_t sd,
+                                          int64_t sh, int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
+                                          int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t ddw,
+                                          int64_t groups);
+void _mlir_ciface_dxrt_conv3d_backward(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *w, dxrt_memref5 *dx,
+                                       dxrt_memref5 *dw, int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                       int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd, int64_t dh,
+                                       int64_t ddw, int64_t groups);
+
 /* Pooling over x [N, C, H, W] into y [N, C, HO, WO]; kind 0 = max (padding
  * is -inf), 1 = average (padding counts as zeros, divisor kh*kw, as PyTorch's
  * count_include_pad default). grad writes dx (overwrites) from dy; for max it
@@ -77,6 +105,18 @@ void _mlir_ciface_dxrt_pool_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t ki
                                     int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
 void _mlir_ciface_dxrt_pool_grad(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *dx, int64_t kind, int64_t kh,
                                  int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
+
+/* 3-D pooling over x [N, C, D, H, W] into y [N, C, DO, HO, WO], window
+ * (kd, kh, kw), stride (sd, sh, sw), padding (front, back, top, bottom,
+ * left, right); kinds and semantics as the 2-D kernels above (average
+ * divides by kd*kh*kw, max routes to the first maximal element; a NaN in a
+ * window is its maximum, as PyTorch). */
+void _mlir_ciface_dxrt_pool3d_forward(dxrt_memref5 *x, dxrt_memref5 *y, int64_t kind, int64_t kd, int64_t kh,
+                                      int64_t kw, int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                      int64_t pt, int64_t pb, int64_t pl, int64_t pr);
+void _mlir_ciface_dxrt_pool3d_grad(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *dx, int64_t kind, int64_t kd,
+                                   int64_t kh, int64_t kw, int64_t sd, int64_t sh, int64_t sw, int64_t pf,
+                                   int64_t pk, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
 
 /* Bilinear upsampling of x [N, C, H, W] into y [N, C, H*sh, W*sw] with
  * PyTorch's interpolate(mode="bilinear", align_corners=False,

@@ -74,6 +74,47 @@ def deconv(cin, f, k, stride=1, pad=0, output_padding=0, dilation=1, groups=1, b
     return run
 
 
+def conv3(cin, f, k, stride=1, pad=0, dilation=1, groups=1, bias=True, dhw=(8, 9, 10)):
+    """nn.Conv3d behind F.pad with the dx padding: an int, one per dim, six values or same."""
+    t3 = lambda v: v if isinstance(v, tuple) else (v, v, v)
+    k3, s3, d3 = t3(k), t3(stride), t3(dilation)
+    m = nn.Conv3d(cin, f, k3, s3, 0, d3, groups, bias)
+    if pad == "same":
+        lohi = [same_pad(dhw[i], k3[i], s3[i], d3[i]) for i in range(3)]
+    elif isinstance(pad, tuple) and len(pad) == 6:
+        lohi = [(pad[0], pad[1]), (pad[2], pad[3]), (pad[4], pad[5])]
+    else:
+        lohi = [(p, p) for p in t3(pad)]
+    p6 = (lohi[2][0], lohi[2][1], lohi[1][0], lohi[1][1], lohi[0][0], lohi[0][1])
+
+    def run(x):
+        y = m(F.pad(x, p6))
+        macs = y[0].numel() * m.weight[0].numel()
+        return y, m, 2 * macs + (y[0].numel() if bias else 0)
+    return run
+
+
+def deconv3(cin, f, k, stride=1, pad=0, output_padding=0, groups=1, bias=True):
+    t3 = lambda v: v if isinstance(v, tuple) else (v, v, v)
+    k3, s3, o3 = t3(k), t3(stride), t3(output_padding)
+    if pad == "same":
+        m = nn.ConvTranspose3d(cin, f, k3, s3, 0, 0, groups, bias)
+    else:
+        m = nn.ConvTranspose3d(cin, f, k3, s3, t3(pad), o3, groups, bias)
+
+    def run(x):
+        y = m(x)
+        if pad == "same":  # output = input * stride, the surplus cropped, the extra at the end
+            sl = [slice(None), slice(None)]
+            for i in range(3):
+                tot = y.shape[2 + i] - x.shape[2 + i] * s3[i]
+                sl.append(slice(tot // 2, tot // 2 + x.shape[2 + i] * s3[i]))
+            y = y[tuple(sl)]
+        macs = x[0].numel() * m.weight.shape[1] * m.weight[0, 0].numel()
+        return y, m, 2 * macs + (y[0].numel() if bias else 0)
+    return run
+
+
 def module(m, flops=None):
     def run(x):
         y = m(x)
@@ -145,6 +186,24 @@ CASES = {
         "upsample_1": ((8, 7, 7), fn(nn.Upsample(scale_factor=2))),
         "upsample_2": ((8, 7, 7), fn(nn.Upsample(scale_factor=(2, 3), mode="bilinear"))),
         "upsample_3": ((8, 7, 7), fn(nn.Upsample(scale_factor=3))),
+    },
+    "shape-3d.dx": {
+        "conv3d_1": ((4, 8, 9, 10), conv3(4, 8, 3)),
+        "conv3d_2": ((4, 8, 9, 10), conv3(4, 8, 3, pad="same")),
+        "conv3d_3": ((4, 8, 9, 10), conv3(4, 8, (1, 3, 5), stride=(1, 2, 3), pad=(0, 1, 2))),
+        "conv3d_4": ((4, 8, 9, 10), conv3(4, 6, 3, stride=2, pad="same", dilation=2, groups=2, bias=False)),
+        "conv3d_5": ((4, 8, 9, 10), conv3(4, 8, 3, pad=(0, 1, 1, 2, 2, 0))),
+        "conv_transpose3d_1": ((4, 8, 9, 10), deconv3(4, 4, 2, stride=2)),
+        "conv_transpose3d_2": ((4, 8, 9, 10), deconv3(4, 4, 3, stride=2, pad=1, output_padding=1)),
+        "conv_transpose3d_3": ((4, 8, 9, 10), deconv3(4, 4, (2, 3, 3), stride=(2, 1, 2), pad="same", groups=2)),
+        "maxpool3d_1": ((4, 8, 9, 10), fn(nn.MaxPool3d(2))),
+        "maxpool3d_2": ((4, 8, 9, 10), fn(nn.MaxPool3d(3, 2, 1))),
+        "avgpool3d_1": ((4, 8, 9, 10), fn(nn.AvgPool3d((1, 2, 2)))),
+        "avgpool3d_2": ((4, 8, 9, 10), fn(lambda x: F.avg_pool3d(F.pad(x, (0, 0, 0, 1, 0, 0)), 2, 2))),
+        "global_avgpool_1": ((4, 8, 9, 10), fn(lambda x: x.mean((2, 3, 4)))),
+        "upsample_1": ((4, 8, 9, 10), fn(nn.Upsample(scale_factor=(1, 2, 3)))),
+        "upsample_2": ((4, 8, 9, 10), fn(nn.Upsample(scale_factor=2))),
+        "batchnorm_1": ((4, 8, 9, 10), module(nn.BatchNorm3d(4))),
     },
     "shape-norm.dx": {
         "batchnorm_1": ((8, 4, 4), module(nn.BatchNorm2d(8))),
