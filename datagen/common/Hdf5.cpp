@@ -20,22 +20,18 @@ Hdf5Writer::~Hdf5Writer() {
   std::remove(tmp_.c_str());
 }
 
-void Hdf5Writer::write(const std::string &name, const std::vector<int64_t> &shape, const float *data) {
-  write_typed(name, shape, H5T_NATIVE_FLOAT, data);
-}
-void Hdf5Writer::write(const std::string &name, const std::vector<int64_t> &shape, const int64_t *data) {
-  write_typed(name, shape, H5T_NATIVE_INT64, data);
-}
-void Hdf5Writer::write(const std::string &name, const std::vector<int64_t> &shape, const uint8_t *data) {
-  write_typed(name, shape, H5T_NATIVE_UINT8, data);
-}
+int64_t Hdf5Writer::native_type(const float *) { return H5T_NATIVE_FLOAT; }
+int64_t Hdf5Writer::native_type(const int64_t *) { return H5T_NATIVE_INT64; }
+int64_t Hdf5Writer::native_type(const int16_t *) { return H5T_NATIVE_INT16; }
+int64_t Hdf5Writer::native_type(const uint8_t *) { return H5T_NATIVE_UINT8; }
 
 void Hdf5Writer::write_typed(const std::string &name, const std::vector<int64_t> &shape, int64_t type,
-                             const void *data) {
+                             const void *data, int64_t chunk_samples) {
   const std::vector<hsize_t> dims(shape.begin(), shape.end());
-  // Chunks of up to 64 samples: a reader of one sample decompresses 64 at most.
+  // Chunks of up to 64 samples by default: a reader of one sample decompresses 64 at most.
   std::vector<hsize_t> chunk = dims;
-  if (!chunk.empty()) chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(64, chunk[0]));
+  const hsize_t per_chunk = chunk_samples > 0 ? hsize_t(chunk_samples) : 64;
+  if (!chunk.empty()) chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(per_chunk, chunk[0]));
   const hid_t space = H5Screate_simple(int(dims.size()), dims.data(), nullptr);
   const hid_t links = H5Pcreate(H5P_LINK_CREATE), props = H5Pcreate(H5P_DATASET_CREATE);
   H5Pset_create_intermediate_group(links, 1);

@@ -1,13 +1,16 @@
 // dx-datagen cosmo: a physical stand-in for CosmoFlow's N-body volumes
 // (docs/datagen-cosmo.md): log-normal Poisson counts of Gaussian linear
 // density fields at several redshifts, labelled by the four cosmological
-// parameters that made them; NPY arrays plus a JSON sidecar.
+// parameters that made them; NPY arrays plus a JSON sidecar, and with --hdf5
+// the same arrays in one HDF5 file.
 #include "Commands.h"
 
+#include "common/Hdf5.h"
 #include "common/Npy.h"
 #include "common/Parallel.h"
 #include "common/Progress.h"
 #include "common/Sidecar.h"
+#include "common/Validators.h"
 #include "cosmo/Dataset.h"
 #include "util/Format.h"
 
@@ -17,7 +20,6 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -37,18 +39,8 @@ struct CosmoOptions {
   std::string transfer = "bbks";
   uint64_t seed = 1;
   int threads = 0;
-  bool quiet = false;
+  bool quiet = false, hdf5 = false;
 };
-
-template <class T> std::string text(T v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-void require(bool ok, const std::string &option, const std::string &message) {
-  if (!ok) throw CLI::ValidationError(option, message);
-}
 
 CosmoConfig validate(const CosmoOptions &o) {
   CosmoConfig cfg;
@@ -81,12 +73,6 @@ CosmoConfig validate(const CosmoOptions &o) {
   cfg.transfer = o.transfer == "bbks" ? Transfer::BBKS : Transfer::EisensteinHu;
   cfg.seed = o.seed;
   return cfg;
-}
-
-std::string join(const std::vector<double> &v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + text(v[i]);
-  return s;
 }
 
 std::string command_line(const CosmoConfig &c) {
@@ -160,6 +146,19 @@ void run(const CosmoOptions &o) {
   write_npy(o.output + "/test_targets.npy", {cfg.test, kParams}, data.test_targets.data());
   write_npy(o.output + "/train_params.npy", {cfg.train, kParams}, data.train_params.data());
   write_npy(o.output + "/test_params.npy", {cfg.test, kParams}, data.test_params.data());
+  if (o.hdf5) {
+    // The same arrays in one file: format: hdf5, "cosmo.h5:/train/volumes". A
+    // chunk per volume (up to 512 MiB at 16 x 256^3), so a reader of one
+    // sample decompresses that sample alone.
+    Hdf5Writer h5(o.output + "/cosmo.h5");
+    h5.write("/train/volumes", {cfg.train, channels, n, n, n}, data.train_volumes.data(), 1);
+    h5.write("/train/targets", {cfg.train, kParams}, data.train_targets.data());
+    h5.write("/train/params", {cfg.train, kParams}, data.train_params.data());
+    h5.write("/test/volumes", {cfg.test, channels, n, n, n}, data.test_volumes.data(), 1);
+    h5.write("/test/targets", {cfg.test, kParams}, data.test_targets.data());
+    h5.write("/test/params", {cfg.test, kParams}, data.test_params.data());
+    h5.close();
+  }
   write_sidecar(o.output + "/cosmo.json", sidecar(cfg, data));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("dx-datagen cosmo: %s train + %s test volumes %lldx%lldx%lld x %lld redshifts in %s s (%d threads)\n",
@@ -169,6 +168,7 @@ void run(const CosmoOptions &o) {
               text(cfg.grid.box).c_str(), text(cfg.grid.cell()).c_str(), join(cfg.redshifts).c_str(),
               transfer_name(cfg.transfer).c_str(), text(cfg.mean_count).c_str(), (long long)data.clipped);
   std::printf("  wrote %s/{train,test}_{volumes,targets,params}.npy and cosmo.json\n", o.output.c_str());
+  if (o.hdf5) std::printf("  wrote %s/cosmo.h5 (/{train,test}/{volumes,targets,params})\n", o.output.c_str());
 }
 
 } // namespace
@@ -192,6 +192,9 @@ void add_cosmo_command(CLI::App &app) {
   cmd->add_option("--threads", o->threads, "Worker threads (0: all cores; the output does not depend on it)")
       ->capture_default_str();
   cmd->add_flag("--quiet", o->quiet, "No progress output");
+  cmd->add_flag("--hdf5", o->hdf5,
+                "Also write the arrays to OUTPUT/cosmo.h5 (/train/volumes, /train/targets, /train/params, /test/...; "
+                "a chunk per volume, gzip) for format: hdf5");
   cmd->callback([o] { run(*o); });
 }
 

@@ -111,10 +111,9 @@ void run(const Options &o_in) {
   if (!o.temperatures.empty()) o.sim.temperatures = o.temperatures;
   else if (o.temperature > 0) o.sim.temperatures = {o.temperature};
   const int n_test = int(std::lround(o.test_fraction * o.sim.trajectories));
-  if (o.test_fraction > 0 && n_test == 0 && o.sim.trajectories > 1)
-    throw CLI::ValidationError("--test-fraction", "gives no test trajectory; use more --trajectories");
-  if (n_test >= o.sim.trajectories)
-    throw CLI::ValidationError("--test-fraction", "leaves no training trajectory");
+  require(!(o.test_fraction > 0 && n_test == 0 && o.sim.trajectories > 1), "--test-fraction",
+          "gives no test trajectory; use more --trajectories");
+  require(n_test < o.sim.trajectories, "--test-fraction", "leaves no training trajectory");
 
   const Forcefield ff(ideal_helix(), o.ff);
   const auto start = std::chrono::steady_clock::now();

@@ -10,6 +10,7 @@
 #include "common/Png.h"
 #include "common/Progress.h"
 #include "common/Sidecar.h"
+#include "common/Validators.h"
 #include "stem/Dataset.h"
 #include "stem/Lattice.h"
 #include "util/Format.h"
@@ -21,7 +22,6 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,16 +48,6 @@ struct StemOptions {
   std::string folder;
   bool rgb = false, no_npy = false, hdf5 = false, masks = false;
 };
-
-template <class T> std::string text(T v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-void require(bool ok, const std::string &option, const std::string &message) {
-  if (!ok) throw CLI::ValidationError(option, message);
-}
 
 // Every check names its option; the message says what is allowed and why.
 StemConfig validate(StemOptions &o) {
@@ -108,19 +98,13 @@ StemConfig validate(StemOptions &o) {
   return cfg;
 }
 
-std::string join_ints(const std::vector<int> &v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
-  return s;
-}
-
 // The command that regenerates the dataset (threads and output aside).
 std::string command_line(const StemOptions &o, const StemConfig &c) {
   const ImagingParams &p = c.imaging;
   return "dx-datagen stem --task " + o.task + " --train " + text(c.train) + " --test " + text(c.test) + " --size " +
          text(p.size) + " --dose " + text(p.dose) + " --read-noise " + text(p.read_noise) + " --vacancy-rate " +
          text(p.vacancy_rate) + " --distortion " + text(p.distortion) + " --probe-fwhm " + text(p.probe_fwhm) +
-         " --pixel-size " + text(p.pixel_size) + " --elements " + join_ints(o.elements) + " --seed " + text(c.seed) +
+         " --pixel-size " + text(p.pixel_size) + " --elements " + join(o.elements) + " --seed " + text(c.seed) +
          (p.dopant_rate > 0 ? " --dopant " + text(p.dopant_z) + " --dopant-rate " + text(p.dopant_rate) : "") +
          (c.masks ? " --masks" : "");
 }

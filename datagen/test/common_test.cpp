@@ -1,6 +1,7 @@
 #include "common/Npy.h"
 #include "common/Parallel.h"
 #include "common/Rng.h"
+#include "common/Validators.h"
 
 #include <cmath>
 #include <cstdio>
@@ -72,6 +73,23 @@ TEST(DatagenParallel, RethrowsATaskError) {
                  if (i == 5) throw std::runtime_error("task 5");
                }),
                std::runtime_error);
+}
+
+TEST(DatagenValidators, RequireTextAndJoinWriteTheMessages) {
+  EXPECT_EQ(dxgen::text(0.5), "0.5");
+  EXPECT_EQ(dxgen::text(int64_t(-5)), "-5");
+  EXPECT_EQ(dxgen::text(uint64_t(7)), "7");
+  EXPECT_EQ(dxgen::join(std::vector<double>{0, 0.5, 1, 1.5}), "0,0.5,1,1.5");
+  EXPECT_EQ(dxgen::join(std::vector<int>{14, 42}), "14,42");
+  EXPECT_EQ(dxgen::join(std::vector<int>{}), "");
+  EXPECT_NO_THROW(dxgen::require(true, "--size", "unused"));
+  try {
+    dxgen::require(false, "--size", "must be 64 or 128 (pixels, square), got " + dxgen::text(48));
+    FAIL() << "require(false, ...) did not throw";
+  } catch (const CLI::ValidationError &e) {
+    EXPECT_STREQ(e.what(), "--size: must be 64 or 128 (pixels, square), got 48");
+    EXPECT_EQ(e.get_exit_code(), int(CLI::ExitCodes::ValidationError));
+  }
 }
 
 } // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """DeepEx against PyTorch from the same start (torch-parity.test).
 
-  torch_parity.py mlp|cnn EXE DIR
+  torch_parity.py mlp|cnn|cnn3d EXE DIR
   torch_parity.py bnstats EXE DIR
 
 bnstats: the CNN with its convolution's bias set to 1000, one training step
@@ -46,13 +46,17 @@ def twin(kind):
     torch.manual_seed(0)
     if kind == "mlp":
         return nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 4))
+    if kind == "cnn3d":  # Inputs/parity-cnn3d.dx: the 3-D operators on volumes
+        return nn.Sequential(nn.Conv3d(2, 6, 3, padding=1), nn.BatchNorm3d(6), nn.LeakyReLU(0.3), nn.MaxPool3d(2),
+                             nn.ConvTranspose3d(6, 4, 2, stride=2), nn.Tanh(), nn.AvgPool3d((1, 2, 2)),
+                             nn.Conv3d(4, 4, (3, 1, 3), stride=(2, 1, 2)), nn.Flatten(), nn.Linear(4 * 2 * 4 * 1, 4))
     return nn.Sequential(nn.Conv2d(1, 6, 3, padding=1), nn.BatchNorm2d(6), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
                          nn.Linear(6 * 4 * 4, 4))
 
 
 def data(kind, d):
     rng = np.random.default_rng(3)
-    shape = (16,) if kind == "mlp" else (1, 8, 8)
+    shape = {"mlp": (16,), "cnn": (1, 8, 8), "cnn3d": (2, 6, 8, 8)}[kind]
     n = STEPS * BATCH + 256
     x = rng.standard_normal((n,) + shape).astype(np.float32)
     w = rng.standard_normal((int(np.prod(shape)), 4))
