@@ -290,6 +290,10 @@ int main(int argc, char **argv) {
     sub->add_option("--compute-time", opts->computeTime,
                     "the projection's compute time per step in seconds (default: measured)")
         ->check(CLI::PositiveNumber)->type_name("SECONDS");
+    sub->add_option("--backward-time", opts->backwardTime,
+                    "the overlapped projection's backward window per step in seconds, in which the gradient "
+                    "buckets' all-reduce can hide (default: overlap_window_s measured with ranks > 1)")
+        ->check(CLI::PositiveNumber)->type_name("SECONDS");
   }
 
   try {

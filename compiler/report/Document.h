@@ -36,6 +36,7 @@ struct ReportDoc {
 // The column definitions, shown under the tables.
 extern const char *const kDefinitions[];
 extern const char *const kProjectionDefinition;
+extern const char *const kOverlapDefinition; // after it, when the projection has the overlapped model
 
 std::string renderMarkdownReport(const ReportDoc &doc);
 // One self-contained page: styles inline, charts as inline SVG.

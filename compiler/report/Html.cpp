@@ -54,6 +54,7 @@ std::string renderHtmlReport(const ReportDoc &doc) {
       for (const std::string &n : p.in.notes) h += "<li>" + htmlEscape(n) + "</li>\n";
       h += "</ul>\n" + renderHtml(*sec.projectionTable, "projection");
       h += "<p class=\"meta\">" + htmlEscape(kProjectionDefinition) + "</p>\n";
+      if (p.in.window) h += "<p class=\"meta\">" + htmlEscape(kOverlapDefinition) + "</p>\n";
       if (sec.projectionChart) h += "<div class=\"charts\">\n" + renderSvg(sec.projectionChart->chart) + "</div>\n";
       h += "</div>\n";
     }

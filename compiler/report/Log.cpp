@@ -194,6 +194,7 @@ void readStart(const Event &e, RunLog &r) {
   if (e.has("average_every")) r.averageEvery = e.positive("average_every");
   if (r.sync == "average" && r.averageEvery == 0) e.fail("the start event has sync average but no 'average_every'");
   if (e.has("grad_bytes")) r.gradBytes = e.nonNegativeInt("grad_bytes");
+  if (e.has("grad_buckets")) r.gradBuckets = e.positive("grad_buckets");
   if (e.has("lr_scaling")) {
     const Json &v = e.json()["lr_scaling"];
     // A string ("none", "linear"); tolerate a boolean.
@@ -232,6 +233,12 @@ EpochRecord readEpoch(const Event &e) {
     if (*ep.commWait > limit + 1e-9)
       e.fail("'comm_wait_s' (" + shortest(*ep.commWait) + ") is more than '" +
              (ep.commTime ? "comm_time_s" : "epoch_time_s") + "' (" + shortest(limit) + ")");
+  }
+  if (e.has("overlap_window_s")) {
+    ep.overlapWindow = e.nonNegative("overlap_window_s");
+    if (*ep.overlapWindow > ep.epochTime + 1e-9)
+      e.fail("'overlap_window_s' (" + shortest(*ep.overlapWindow) + ") is more than 'epoch_time_s' (" +
+             shortest(ep.epochTime) + ")");
   }
   return ep;
 }

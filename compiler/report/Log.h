@@ -54,6 +54,9 @@ struct EpochRecord {
   std::optional<double> valIou, valMae, valRmse, valR2; // segmentation and regression runs
   std::optional<double> commTime; // part of epochTime with gradient all-reduce under way (s)
   std::optional<double> commWait; // part of commTime the steps waited for (s): not hidden by the backward pass
+  // The steps' backward-pass time after their first bucket's all-reduce
+  // started (s, summed): the window the all-reduce could hide in (since 1.2.0).
+  std::optional<double> overlapWindow;
 };
 
 struct TargetRecord {
@@ -86,6 +89,7 @@ struct RunLog {
   std::string sync;         // "allreduce", "average", or "" when the log does not say
   int64_t averageEvery = 0; // K of "average every K steps"
   std::optional<int64_t> gradBytes;
+  std::optional<int64_t> gradBuckets; // the buckets grad_bytes is all-reduced in (since 1.2.0)
   std::string lrScaling; // "none", "linear", or ""
   // what followed
   std::vector<EpochRecord> epochs;

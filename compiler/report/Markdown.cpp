@@ -25,6 +25,10 @@ const char *const kProjectionDefinition =
     "A MODEL, not a measurement: step time = compute + all-reduce time (no overlap), with alpha-beta costs of "
     "ring, tree and hierarchical all-reduce (docs/scaling-model.md); speed-up = (N / N0) * step(N0) / step(N); "
     "efficiency of the best algorithm.";
+const char *const kOverlapDefinition =
+    "With overlap (also a model): the gradient in B equal buckets, each all-reduced on its own (latency per "
+    "bucket), ready evenly over the backward window w and run one at a time; exposed = what runs past w; step "
+    "time = compute + exposed; overlap speed-up and efficiency of the algorithm with the least exposed time.";
 
 std::string renderMarkdownReport(const ReportDoc &doc) {
   std::string md = "# DeepEx scaling report\n\n";
@@ -46,7 +50,8 @@ std::string renderMarkdownReport(const ReportDoc &doc) {
       md += "### Projection (model, not measured): " + s.model + " on " + p.net.name + "\n\n";
       md += p.net.description + ". Source: " + p.net.source + ".\n\n";
       for (const std::string &n : p.in.notes) md += "- " + n + "\n";
-      md += "\n" + renderMarkdown(*sec.projectionTable) + "\n" + kProjectionDefinition + "\n\n";
+      md += "\n" + renderMarkdown(*sec.projectionTable) + "\n" + kProjectionDefinition +
+            (p.in.window ? std::string(" ") + kOverlapDefinition : std::string()) + "\n\n";
       if (sec.projectionChart) md += "![" + sec.projectionChart->chart.title + "](" + sec.projectionChart->file + ")\n\n";
     }
   }

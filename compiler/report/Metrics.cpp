@@ -128,8 +128,8 @@ Row measure(const RunLog &r) {
   row.perRankBatch = r.perRankBatch;
   row.globalBatch = r.globalBatch;
   row.epochs = int64_t(r.epochs.size());
-  double time = 0, comm = 0, samples = 0;
-  bool allComm = true, allRates = true, allWait = true;
+  double time = 0, comm = 0, samples = 0, window = 0;
+  bool allComm = true, allRates = true, allWait = true, allWindow = true;
   for (const EpochRecord &e : r.epochs) {
     row.steps += e.steps;
     time += e.epochTime;
@@ -138,6 +138,8 @@ Row measure(const RunLog &r) {
     // The exposed part: what the backward pass did not hide (logs before
     // the overlap have no comm_wait_s; all of their comm_time_s waited).
     allWait = allWait && e.commWait;
+    allWindow = allWindow && e.overlapWindow;
+    if (e.overlapWindow) window += *e.overlapWindow;
     if (e.commWait) comm += *e.commWait;
     else if (e.commTime) comm += *e.commTime;
     else allComm = false;
@@ -146,6 +148,7 @@ Row measure(const RunLog &r) {
     row.stepTime = time / double(row.steps);
     row.epochTime = row.stepTime * double(r.stepsPerEpoch);
     if (allComm) row.computeStepTime = (time - comm) / double(row.steps);
+    if (allWindow && !r.epochs.empty()) row.overlapWindowStep = window / double(row.steps);
   }
   if (allComm && time > 0) row.commFraction = comm / time;
   if (allWait && !r.epochs.empty()) row.waitedField = "comm_wait_s";

@@ -42,6 +42,9 @@ struct Row {
   std::optional<double> computeStepTime; // mean step time less the all-reduce waited for, when the log has it
   std::optional<double> commFraction;    // sum(waited) / sum(epoch_time_s), when the log has comm_time_s
   const char *waitedField = "comm_time_s"; // "comm_wait_s" when every epoch has it
+  // sum(overlap_window_s) / sum(steps): the backward pass's time per step in
+  // which the all-reduce could hide, when every epoch has overlap_window_s.
+  std::optional<double> overlapWindowStep;
   double samplesPerSec = 0;
   double trainTime = 0; // cumulative training time at the last epoch (s)
   // This run's samples/s over the baseline's (the mean of the runs at N0).

@@ -86,7 +86,9 @@ Chart projectionChart(const Series &s, const Projection &p) {
   Chart c;
   c.id = s.slug + "-projection";
   c.title = s.model + ": projected speed-up on " + p.net.name;
-  c.subtitle = "MODEL (alpha-beta all-reduce), not a measurement; dots: measured on this machine";
+  c.subtitle = p.in.window ? "MODEL (alpha-beta all-reduce, without and with overlap), not a measurement; dots: "
+                             "measured on this machine"
+                           : "MODEL (alpha-beta all-reduce), not a measurement; dots: measured on this machine";
   c.xLabel = "ranks";
   c.yLabel = "speed-up";
   c.logX = c.logY = true;
@@ -96,8 +98,10 @@ Chart projectionChart(const Series &s, const Projection &p) {
   // The ideal line and the model's curves start together at (N0, 1) and, while
   // the all-reduce is cheap, stay together: they take turns at the dashes,
   // or the last one drawn would hide the others (a legend of lines unseen).
+  const bool overlap = p.in.window.has_value();
+  const int turns = 1 + kAlgorithms + (overlap ? 1 : 0);
   c.lines.push_back(ideal(p.in.baseRanks, p.in.baseRanks, std::max(hi, 2 * p.in.baseRanks)));
-  c.lines.back().dashTurns = 1 + kAlgorithms;
+  c.lines.back().dashTurns = turns;
   // The model's curves, at powers of two and at the asked rank counts.
   std::vector<int64_t> at;
   for (int64_t n = p.in.baseRanks; n < hi; n *= 2) at.push_back(n);
@@ -111,9 +115,24 @@ Chart projectionChart(const Series &s, const Projection &p) {
     l.color = 2 + a;
     l.dashed = true;
     l.dashTurn = 1 + a;
-    l.dashTurns = 1 + kAlgorithms;
+    l.dashTurns = turns;
     l.markers = false;
     for (int64_t n : at) l.points.push_back({double(n), projectAt(p.in, p.net, n).speedup[a]});
+    c.lines.push_back(std::move(l));
+  }
+  if (overlap) {
+    // The overlapped model, its best algorithm at each rank count.
+    ChartLine l;
+    l.label = "model with overlap: best";
+    l.color = 2 + kAlgorithms;
+    l.dashed = true;
+    l.dashTurn = 1 + kAlgorithms;
+    l.dashTurns = turns;
+    l.markers = false;
+    for (int64_t n : at) {
+      const ProjectionRow r = projectAt(p.in, p.net, n);
+      l.points.push_back({double(n), r.speedupOverlap[r.bestOverlap]});
+    }
     c.lines.push_back(std::move(l));
   }
   ChartLine measured;

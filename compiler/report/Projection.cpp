@@ -48,7 +48,74 @@ std::string whyNotProjected(const Series &s) {
          " has neither grad_bytes nor params, and the model needs the bytes all-reduced per step";
 }
 
-ProjectionInput projectionInput(const Series &s, std::optional<double> computeOverride) {
+int64_t runtimeBuckets(double gradBytes) {
+  // runtime/train/ModelSync.cpp with --bucket-mb 25 (runtime/driver/Flags.cpp).
+  const int64_t floats = int64_t(gradBytes / 4), per = int64_t(25.0 * 1048576.0) / 4;
+  const int64_t kMinBuckets = 8, kMinBucketFloats = 16384;
+  return std::max<int64_t>({(floats + per - 1) / per, std::min(kMinBuckets, floats / kMinBucketFloats), int64_t(1)});
+}
+
+double exposedSeconds(double bucket, int64_t B, double w) {
+  // One bucket holds the first layer's gradient too: it is ready only when
+  // the backward pass ends, so none of it hides.
+  if (B <= 1) return bucket;
+  double F = bucket;
+  for (int64_t i = 2; i <= B; ++i) F = std::max(F, double(i - 1) / double(B - 1) * w) + bucket;
+  return std::max(0.0, F - w);
+}
+
+namespace {
+
+// w and B for the overlapped model, or the note why there is none.
+void overlapInput(const Series &s, std::optional<double> windowOverride, ProjectionInput &in) {
+  if (in.every > 1) {
+    in.notes.push_back("no overlapped projection: sync average every " + std::to_string(in.every) +
+                       " steps averages the parameters between steps, not during the backward pass");
+    return;
+  }
+  // The runs the window is measured on: more than one rank, a window logged.
+  std::vector<const Row *> from;
+  for (const Row &r : s.rows)
+    if (r.ranks > 1 && r.overlapWindowStep && *r.overlapWindowStep > 0) from.push_back(&r);
+  if (windowOverride) {
+    in.window = *windowOverride;
+    in.notes.push_back("backward window per step (overlap): " + fixed(*in.window * 1e3, 3) +
+                       " ms, from --backward-time");
+  } else if (!from.empty()) {
+    double sum = 0;
+    for (const Row *r : from) sum += *r->overlapWindowStep;
+    in.window = sum / double(from.size());
+    std::string where = from.size() == 1 ? "measured on " + from.front()->label()
+                                         : "the mean of " + std::to_string(from.size()) + " runs with ranks > 1";
+    in.notes.push_back("backward window per step (overlap): " + fixed(*in.window * 1e3, 3) + " ms, " + where +
+                       " (overlap_window_s per step)");
+  } else {
+    in.notes.push_back("no overlapped projection: no run with more than 1 rank has overlap_window_s > 0 (only 1-rank "
+                       "runs, --overlap off, or logs before 1.2.0); --backward-time SECONDS gives the window");
+    return;
+  }
+  if (*in.window > in.computeStep) {
+    in.notes.push_back("the backward window is capped at the compute time per step, " +
+                       fixed(in.computeStep * 1e3, 3) + " ms");
+    in.window = in.computeStep;
+  }
+  // B: from the runs the window came from, else any run of the series.
+  const Row *withBuckets = nullptr;
+  for (const Row *r : from)
+    if (!withBuckets && r->run->gradBuckets) withBuckets = r;
+  for (const Row &r : s.rows)
+    if (!withBuckets && r.run->gradBuckets) withBuckets = &r;
+  in.buckets = withBuckets ? *withBuckets->run->gradBuckets : runtimeBuckets(in.gradBytes);
+  in.notes.push_back("buckets: " + std::to_string(in.buckets) + " of " +
+                     withThousands(std::llround(in.gradBytes / double(in.buckets))) + " bytes " +
+                     (withBuckets ? "(grad_buckets of the log)"
+                                  : "(the runtime's with --bucket-mb 25: the logs have no grad_buckets)"));
+}
+
+} // namespace
+
+ProjectionInput projectionInput(const Series &s, std::optional<double> computeOverride,
+                                std::optional<double> windowOverride) {
   ProjectionInput in;
   const Row &base = s.rows.front();
   in.baseRanks = base.ranks;
@@ -78,6 +145,7 @@ ProjectionInput projectionInput(const Series &s, std::optional<double> computeOv
   if (in.every > 1)
     in.notes.push_back("sync: average every " + std::to_string(in.every) +
                        " steps, so one all-reduce of the parameters per " + std::to_string(in.every) + " steps");
+  overlapInput(s, windowOverride, in);
   return in;
 }
 
@@ -93,14 +161,28 @@ ProjectionRow projectAt(const ProjectionInput &in, const Network &net, int64_t p
     if (r.comm[a] < r.comm[r.best]) r.best = a;
   }
   r.efficiency = r.speedup[r.best] * double(in.baseRanks) / double(p);
+  if (!in.window) return r;
+  // The overlapped model: B buckets of n / B bytes, each paying the latency.
+  r.overlap = true;
+  r.bestOverlap = r.best;
+  const double B = double(in.buckets), w = *in.window;
+  for (int a = 0; a < kAlgorithms; ++a) {
+    const double baseBucket = allreduceSeconds(Algorithm(a), in.baseRanks, in.gradBytes / B, net);
+    const double base = in.computeStep + exposedSeconds(baseBucket, in.buckets, w);
+    r.exposed[a] = exposedSeconds(allreduceSeconds(Algorithm(a), p, in.gradBytes / B, net), in.buckets, w);
+    r.stepOverlap[a] = in.computeStep + r.exposed[a];
+    r.speedupOverlap[a] = r.stepOverlap[a] > 0 ? double(p) / double(in.baseRanks) * base / r.stepOverlap[a] : 0;
+    if (r.exposed[a] < r.exposed[r.bestOverlap]) r.bestOverlap = a;
+  }
+  r.efficiencyOverlap = r.speedupOverlap[r.bestOverlap] * double(in.baseRanks) / double(p);
   return r;
 }
 
 Projection project(const Series &s, const Network &net, const std::vector<int64_t> &ranks,
-                   std::optional<double> computeOverride) {
+                   std::optional<double> computeOverride, std::optional<double> windowOverride) {
   Projection pr;
   pr.net = net;
-  pr.in = projectionInput(s, computeOverride);
+  pr.in = projectionInput(s, computeOverride, windowOverride);
   for (int64_t p : ranks) pr.rows.push_back(projectAt(pr.in, net, p));
   return pr;
 }

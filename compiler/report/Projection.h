@@ -28,8 +28,23 @@ struct ProjectionInput {
   double gradBytes = 0;    // bytes all-reduced per step
   int64_t baseRanks = 1;   // N0: speed-ups are relative to it, as measured ones are
   int64_t every = 1;       // all-reduce every K steps (sync: average every K)
+  // The overlapped model (sync allreduce only): w, the backward pass's
+  // seconds per step from the first bucket ready to the last, and B, the
+  // equal buckets the gradient is all-reduced in. No window: no overlapped
+  // projection (a note says why).
+  std::optional<double> window;
+  int64_t buckets = 1;
   std::vector<std::string> notes; // where the inputs came from
 };
+
+// The runtime's bucket count for `gradBytes` with the default --bucket-mb
+// (ModelSync::buckets: 25 MiB buckets, at least 8 of at least 16,384 floats
+// when there are that many).
+int64_t runtimeBuckets(double gradBytes);
+// The exposed all-reduce seconds of a step whose B buckets, `bucket` seconds
+// each, become ready at (i - 1) / (B - 1) * w (i = 1..B; w for B = 1) and
+// run one at a time: max(0, F_B - w), F_1 = bucket, F_i = max(F_i-1, r_i) + bucket.
+double exposedSeconds(double bucket, int64_t B, double w);
 
 struct ProjectionRow {
   int64_t ranks = 0, nodes = 0;
@@ -38,6 +53,13 @@ struct ProjectionRow {
   std::array<double, kAlgorithms> speedup{}; // (p / N0) * step(N0) / step(p)
   int best = 0;                              // the algorithm with the least comm
   double efficiency = 0;                     // of the best: speedup * N0 / p
+  // With the overlap (ProjectionInput::window set; else all 0):
+  bool overlap = false;
+  std::array<double, kAlgorithms> exposed{};        // E(p): s per step not hidden by the backward pass
+  std::array<double, kAlgorithms> stepOverlap{};    // computeStep + exposed
+  std::array<double, kAlgorithms> speedupOverlap{}; // (p / N0) * stepOverlap(N0) / stepOverlap(p)
+  int bestOverlap = 0;                              // the least exposed (ties: best)
+  double efficiencyOverlap = 0;                     // of bestOverlap
 };
 
 struct Projection {
@@ -50,10 +72,12 @@ struct Projection {
 // gradient's size, grad_bytes or params of the baseline's log.
 std::string whyNotProjected(const Series &s);
 // The model's inputs from the series' baseline run; `computeOverride` (s)
-// replaces the measured compute time per step.
-ProjectionInput projectionInput(const Series &s, std::optional<double> computeOverride);
+// replaces the measured compute time per step, `windowOverride` (s) the
+// backward window measured in its runs with ranks > 1 (overlap_window_s).
+ProjectionInput projectionInput(const Series &s, std::optional<double> computeOverride,
+                                std::optional<double> windowOverride = std::nullopt);
 ProjectionRow projectAt(const ProjectionInput &in, const Network &net, int64_t p);
 Projection project(const Series &s, const Network &net, const std::vector<int64_t> &ranks,
-                   std::optional<double> computeOverride);
+                   std::optional<double> computeOverride, std::optional<double> windowOverride = std::nullopt);
 
 } // namespace dx::report

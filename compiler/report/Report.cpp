@@ -98,7 +98,7 @@ int runReport(const ReportOptions &o, std::ostream &out, std::ostream &err) {
     const std::string unprojected = net ? whyNotProjected(s) : "";
     if (!unprojected.empty()) s.notes.push_back(unprojected);
     else if (net) {
-      sec.projection = project(s, *net, o.project, o.computeTime);
+      sec.projection = project(s, *net, o.project, o.computeTime, o.backwardTime);
       sec.projectionTable = projectionTable(*sec.projection);
       sec.projectionChart = NamedChart{s.slug + "-projection-" + net->name + ".svg", projectionChart(s, *sec.projection)};
     }

@@ -17,6 +17,7 @@ struct ReportOptions {
   std::vector<int64_t> project;       // rank counts to project to (empty: no projection)
   std::string network;                // preset name or JSON file (needed with project)
   std::optional<double> computeTime;  // overrides the measured compute time per step (s)
+  std::optional<double> backwardTime; // overrides the measured backward window per step (s, overlap_window_s)
 };
 
 // Exit code: 0, or 1 after printing every bad log's error (FILE:LINE: error:

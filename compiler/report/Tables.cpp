@@ -123,12 +123,25 @@ TextTable projectionTable(const Projection &p) {
   for (int a = 0; a < kAlgorithms; ++a) t.addColumn("speed-up " + std::string(algorithmName(a)), true);
   t.addColumn("best", false);
   t.addColumn("efficiency", true);
+  const bool overlap = p.in.window.has_value();
+  if (overlap) {
+    t.addColumn("overlap best", false);
+    t.addColumn("exposed ms", true);
+    t.addColumn("overlap speed-up", true);
+    t.addColumn("overlap efficiency", true);
+  }
   for (const ProjectionRow &r : p.rows) {
     std::vector<std::string> row = {withThousands(r.ranks), withThousands(r.nodes)};
     for (int a = 0; a < kAlgorithms; ++a) row.push_back(fixed(r.comm[a] * 1e3, 3));
     for (int a = 0; a < kAlgorithms; ++a) row.push_back(fixed(r.speedup[a], 2));
     row.push_back(algorithmName(r.best));
     row.push_back(fixed(r.efficiency * 100, 1) + "%");
+    if (overlap) {
+      row.push_back(algorithmName(r.bestOverlap));
+      row.push_back(fixed(r.exposed[r.bestOverlap] * 1e3, 3));
+      row.push_back(fixed(r.speedupOverlap[r.bestOverlap], 2));
+      row.push_back(fixed(r.efficiencyOverlap * 100, 1) + "%");
+    }
     t.rows.push_back(std::move(row));
   }
   return t;
@@ -137,15 +150,24 @@ TextTable projectionTable(const Projection &p) {
 TextTable projectionCsv(const std::vector<std::pair<const Series *, Projection>> &projections) {
   TextTable t;
   for (const char *name : {"series", "model", "network", "ranks", "nodes", "algorithm", "compute_s", "grad_bytes",
-                           "allreduce_every", "comm_s", "step_s", "speedup", "efficiency", "best"})
+                           "allreduce_every", "comm_s", "step_s", "speedup", "efficiency", "best", "buckets",
+                           "backward_window_s", "exposed_comm_s", "step_overlap_s", "speedup_overlap",
+                           "efficiency_overlap", "best_overlap"})
     t.addColumn(name, false);
   for (const auto &[s, p] : projections)
     for (const ProjectionRow &r : p.rows)
-      for (int a = 0; a < kAlgorithms; ++a)
+      for (int a = 0; a < kAlgorithms; ++a) {
+        // The overlapped model's cells are empty without a backward window.
+        auto ov = [&](double v) { return r.overlap ? num(v) : std::string(); };
         t.rows.push_back({s->slug, s->model, p.net.name, std::to_string(r.ranks), std::to_string(r.nodes),
                           algorithmName(a), num(p.in.computeStep), num(p.in.gradBytes), std::to_string(p.in.every),
                           num(r.comm[a]), num(r.step[a]), num(r.speedup[a]),
-                          num(r.speedup[a] * double(p.in.baseRanks) / double(r.ranks)), r.best == a ? "true" : "false"});
+                          num(r.speedup[a] * double(p.in.baseRanks) / double(r.ranks)), r.best == a ? "true" : "false",
+                          r.overlap ? std::to_string(p.in.buckets) : "", num(p.in.window), ov(r.exposed[a]),
+                          ov(r.stepOverlap[a]), ov(r.speedupOverlap[a]),
+                          ov(r.speedupOverlap[a] * double(p.in.baseRanks) / double(r.ranks)),
+                          r.overlap ? (r.bestOverlap == a ? "true" : "false") : ""});
+      }
   return t;
 }
 

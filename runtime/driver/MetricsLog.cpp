@@ -1,5 +1,7 @@
 #include "driver/MetricsLog.h"
 
+#include "train/ModelSync.h"
+
 #include "common/Check.h"
 
 #include <cerrno>
@@ -76,6 +78,8 @@ void MetricsLog::start(const Metadata &m, const RunConfig &cfg, const Split &tra
   if (cfg.sync.mode == "average") j["average_every"] = cfg.sync.every;
   j["lr_scaling"] = cfg.lr_scaling;
   j["grad_bytes"] = m.param_floats * 4;
+  // The buckets the gradient is all-reduced in (--bucket-mb; used with ranks > 1).
+  j["grad_buckets"] = ModelSync::bucket_count(m.param_floats, cfg.bucket_bytes);
   j["source"] = m.source;
   j["blas_threads"] = blas_threads;
   j["time"] = when;
@@ -92,6 +96,7 @@ void MetricsLog::epoch(const EpochStats &s) {
   j["epoch_time_s"] = round_to(s.epoch_time_s, 1e6);
   j["comm_time_s"] = round_to(s.comm_time_s, 1e6);
   j["comm_wait_s"] = round_to(s.comm_wait_s, 1e6);
+  j["overlap_window_s"] = round_to(s.overlap_window_s, 1e6);
   j["samples_per_s"] = round_to(s.samples_per_s, 10);
   j["train_loss"] = number(s.train_loss);
   j["val_loss"] = s.has_val ? number(s.val.loss) : Json(nullptr);

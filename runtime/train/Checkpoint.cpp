@@ -108,6 +108,7 @@ static Json progress_json(const Progress &p) {
               {"samples", p.samples},
               {"comm_time_s", p.comm_time_s},
               {"comm_wait_s", p.comm_wait_s},
+              {"overlap_window_s", p.overlap_window_s},
               {"lr", p.lr},
               {"last_finite_loss", std::isfinite(p.last_finite_loss) ? Json(p.last_finite_loss) : Json(nullptr)},
               {"last_finite_step", p.last_finite_step},
@@ -164,6 +165,8 @@ static Progress progress_from(const Fields &j) {
   p.comm_time_s = j.number("comm_time_s");
   // Absent in checkpoints of versions before the overlap: all of it waited.
   p.comm_wait_s = j.number_or("comm_wait_s", p.comm_time_s);
+  // Absent in checkpoints before the overlap window was measured: none.
+  p.overlap_window_s = j.number_or("overlap_window_s", 0);
   p.lr = j.number("lr");
   p.last_finite_loss = j.is_null("last_finite_loss") ? NAN : j.number("last_finite_loss");
   p.last_finite_step = j.integer("last_finite_step");

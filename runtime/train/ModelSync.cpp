@@ -29,17 +29,24 @@ SyncSpec parse_sync(const std::string &text) {
   return s;
 }
 
+static int64_t floats_per_bucket(int64_t bucket_bytes) { return std::max<int64_t>(bucket_bytes / 4, 1024); }
+
 ModelSync::ModelSync(World &world, SyncSpec spec, int64_t bucket_bytes)
-    : world_(world), spec_(std::move(spec)), bucket_floats_(std::max<int64_t>(bucket_bytes / 4, 1024)) {}
+    : world_(world), spec_(std::move(spec)), bucket_floats_(floats_per_bucket(bucket_bytes)) {}
 
 // At least kMinBuckets buckets of at least kMinBucketFloats, when there is
 // that much: a model smaller than one --bucket-mb bucket still has buckets
 // that the backward pass can hide.
 constexpr int64_t kMinBuckets = 8, kMinBucketFloats = 16384;
 
-int64_t ModelSync::buckets(int64_t n) const {
-  return std::max<int64_t>({(n + bucket_floats_ - 1) / bucket_floats_, std::min(kMinBuckets, n / kMinBucketFloats),
-                            int64_t(1)});
+static int64_t bucket_count_of(int64_t n, int64_t per) {
+  return std::max<int64_t>({(n + per - 1) / per, std::min(kMinBuckets, n / kMinBucketFloats), int64_t(1)});
+}
+
+int64_t ModelSync::buckets(int64_t n) const { return bucket_count_of(n, bucket_floats_); }
+
+int64_t ModelSync::bucket_count(int64_t n, int64_t bucket_bytes) {
+  return bucket_count_of(n, floats_per_bucket(bucket_bytes));
 }
 
 ModelSync::Buckets ModelSync::partition(int64_t n) const {
@@ -94,6 +101,8 @@ void ModelSync::finish_gradients(float *side, int64_t n_side) {
   if (n_side > 0) world_.start_sum(side, n_side); // last, unscaled: the loss and signal flags
   world_.wait_all();
   const double t1 = now_s();
+  // The overlap window: from the first bucket grads_ready started to here.
+  if (started_at_ >= 0 && started_at_ < t0) window_s_ += t0 - started_at_;
   wait_s_ += t1 - t0;
   comm_s_ += t1 - (started_at_ >= 0 ? std::min(started_at_, t0) : t0);
   grads_ = nullptr;
@@ -126,6 +135,12 @@ double ModelSync::take_comm_time() {
 double ModelSync::take_wait_time() {
   double t = wait_s_;
   wait_s_ = 0;
+  return t;
+}
+
+double ModelSync::take_overlap_window() {
+  double t = window_s_;
+  window_s_ = 0;
   return t;
 }
 

@@ -64,7 +64,15 @@ public:
   // Seconds the steps waited for collectives after their own work (the
   // part of take_comm_time that the backward pass did not hide).
   double take_wait_time();
+  // Seconds, summed over the steps since the last take_overlap_window(),
+  // from the first bucket started by grads_ready to finish_gradients: the
+  // backward pass's time left after its last layers' gradients were final,
+  // in which the all-reduce could hide (0 for a step that started no bucket
+  // before finish_gradients: --overlap off, reduce_gradients, one rank).
+  double take_overlap_window();
   int64_t buckets(int64_t n) const;
+  // The buckets of n floats with --bucket-mb's bytes, as buckets(n) counts them.
+  static int64_t bucket_count(int64_t n, int64_t bucket_bytes);
   int64_t bucket_floats() const { return bucket_floats_; }
 
 private:
@@ -77,7 +85,7 @@ private:
   World &world_;
   SyncSpec spec_;
   int64_t bucket_floats_;
-  double comm_s_ = 0, wait_s_ = 0;
+  double comm_s_ = 0, wait_s_ = 0, window_s_ = 0;
   // The step's gradients while they are reduced.
   float *grads_ = nullptr;
   int64_t n_ = 0, next_ = -1; // next_: the next bucket to start, from k - 1 down

@@ -22,6 +22,7 @@ struct Progress {
   double samples = 0;
   double comm_time_s = 0;     // of epoch_time_s, with all-reduce under way
   double comm_wait_s = 0;     // of comm_time_s, waited for after the steps' own work
+  double overlap_window_s = 0; // from the first bucket started in the backward pass to its end, summed
   double lr = 0;              // of the last step
   // The last step whose (global) loss was finite.
   double last_finite_loss = NAN;

@@ -33,6 +33,7 @@ struct EpochStats {
   double epoch_time_s = 0;      // training steps of this epoch (the slowest rank's)
   double comm_time_s = 0;       // of which with all-reduce under way
   double comm_wait_s = 0;       // of which waiting for all-reduce (not hidden by the backward pass)
+  double overlap_window_s = 0;  // backward-pass time after the first bucket started (ModelSync::take_overlap_window)
   double train_time_s = 0;      // training steps so far
   double elapsed_s = 0;         // wall time since start
   double samples_per_s = 0;

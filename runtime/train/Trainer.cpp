@@ -118,7 +118,7 @@ int Trainer::run() {
     const int64_t done = p_.epoch;
     p_.epoch = done + 1;
     p_.step_in_epoch = 0;
-    p_.epoch_time_s = p_.loss_sum = p_.samples = p_.comm_time_s = p_.comm_wait_s = 0;
+    p_.epoch_time_s = p_.loss_sum = p_.samples = p_.comm_time_s = p_.comm_wait_s = p_.overlap_window_s = 0;
     const bool last = done == cfg_.epochs || stop_;
     if (done == stop_after && !last) {
       const std::string at = checkpoint("--stop-after-epoch");
@@ -257,6 +257,7 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   p_.comm_time_s += comm_s;
   const double wait_s = sync_.take_wait_time();
   p_.comm_wait_s += wait_s;
+  p_.overlap_window_s += sync_.take_overlap_window();
   if (Profiler::get().on()) {
     // The wait only: the rest ran inside the backward pass's regions.
     Profiler::get().add(TrainerPhase::AllReduce, wait_s);
@@ -299,15 +300,17 @@ EpochStats Trainer::finish_epoch(int64_t epoch) {
   double sums[2] = {p_.loss_sum, p_.samples};
   world_.allreduce_sum(sums, 2);
   // The slowest rank's time is the epoch's time.
-  double times[3] = {p_.epoch_time_s, p_.comm_time_s, p_.comm_wait_s};
+  double times[4] = {p_.epoch_time_s, p_.comm_time_s, p_.comm_wait_s, p_.overlap_window_s};
   if (world_.size() > 1) {
-    int64_t us[3] = {int64_t(times[0] * 1e6), int64_t(times[1] * 1e6), int64_t(times[2] * 1e6)};
-    world_.allreduce_max(us, 3);
-    for (int i = 0; i < 3; ++i) times[i] = double(us[i]) * 1e-6;
+    int64_t us[4];
+    for (int i = 0; i < 4; ++i) us[i] = int64_t(times[i] * 1e6);
+    world_.allreduce_max(us, 4);
+    for (int i = 0; i < 4; ++i) times[i] = double(us[i]) * 1e-6;
   }
   s.epoch_time_s = times[0];
   s.comm_time_s = times[1];
   s.comm_wait_s = std::min(times[2], times[1]);
+  s.overlap_window_s = std::min(times[3], times[0]);
   s.samples = int64_t(sums[1]);
   s.train_loss = sums[1] > 0 ? sums[0] / sums[1] : NAN;
   s.train_time_s = p_.train_time_s + s.epoch_time_s;
