@@ -5,6 +5,7 @@
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"
 #include "kernels/Pool.h"
+#include "kernels/PoolAvx512.h"
 #include "kernels/Shapes.h"
 
 #include <algorithm>
@@ -149,7 +150,6 @@ void grad_scalar(const PoolGeometry &g, int64_t kind, const float *plane, const 
 #if defined(__x86_64__)
 #define DXRT_POOL_X86 1
 #define DXRT_AVX2 __attribute__((target("avx2")))
-#define DXRT_AVX512 __attribute__((target("avx512f")))
 
 // ---- AVX2: 8 windows from 16 floats of each row ----
 // In-lane shuffles put the windows in the order 0 1 4 5 2 3 6 7, which
@@ -241,32 +241,10 @@ DXRT_AVX2 void grad_avx2(const PoolGeometry &g, int64_t kind, const float *plane
 }
 
 // ---- AVX-512: 16 windows from 32 floats of each row; the rest of a row masked ----
-// One block of n <= 16 windows, with masked loads and stores (AVX-512 masks
-// suppress faults and writes outside them): full blocks use all-ones masks,
+// Blocks of n <= 16 windows (PoolAvx512.h): full blocks use all-ones masks,
 // and the rest of a row is one more block, so the small planes of CNNs
-// (14x14, 7x7) run vector code too. Lanes outside the mask see zeros, and
-// nothing of them is stored.
-struct Block16 {
-  __mmask16 in_lo, in_hi, out; // 2n input (or gradient-row) floats in two registers, n windows
-};
-inline Block16 block16(int64_t n) {
-  const uint32_t in = uint32_t((uint64_t(1) << (2 * n)) - 1);
-  return {__mmask16(in & 0xffff), __mmask16(in >> 16), __mmask16((uint32_t(1) << n) - 1)};
-}
-DXRT_AVX512 inline void split16(const float *p, const Block16 &t, __m512 &even, __m512 &odd) {
-  const __m512i ie = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i io = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  __m512 lo = _mm512_maskz_loadu_ps(t.in_lo, p), hi = _mm512_maskz_loadu_ps(t.in_hi, p + 16);
-  even = _mm512_permutex2var_ps(lo, ie, hi);
-  odd = _mm512_permutex2var_ps(lo, io, hi);
-}
-DXRT_AVX512 inline void store_pairs16(float *o, __m512 even, __m512 odd, const Block16 &t) {
-  const __m512i ilo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-  const __m512i ihi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-  _mm512_mask_storeu_ps(o, t.in_lo, _mm512_permutex2var_ps(even, ilo, odd));
-  _mm512_mask_storeu_ps(o + 16, t.in_hi, _mm512_permutex2var_ps(even, ihi, odd));
-}
-DXRT_AVX512 inline __mmask16 isnan16(__m512 v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+// (14x14, 7x7) run vector code too.
+using namespace avx512; // Block16, block16, split16, store_pairs16, isnan16 (PoolAvx512.h)
 // _mm512_max_ps, without GCC 12's false -Wmaybe-uninitialized on it.
 DXRT_AVX512 inline __m512 max_ps16(__m512 v, __m512 best) { return _mm512_maskz_max_ps(__mmask16(0xffff), v, best); }
 // As max8.
