@@ -7,6 +7,7 @@
 #include "lowering/CudaKernelNames.h"
 #include "lowering/EmulateGpuOrder.h"
 #include "lowering/FuseCheapProducers.h"
+#include "lowering/FuseReductionLoops.h"
 #include "lowering/LowerDx.h"
 #include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
@@ -34,6 +35,8 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -72,6 +75,7 @@ void registerPipelinePasses() {
     registerProfilePointsPass();
     registerFuseCheapProducersPass();
     registerGradsReadyPass();
+    registerFuseReductionLoopsPass();
     registerCudaPipelines();
   });
 }
@@ -105,7 +109,11 @@ static mlir::LogicalResult runPasses(mlir::ModuleOp module, const std::string &p
 // loops and libm.
 static std::string cpuToLLVM(int64_t vectorBits, bool vectorize) {
   std::string p = DX_PLAN_MEMORY ", dx-profile-points, ";
-  if (vectorize) p += "dx-vectorize-cpu{vector-bits=" + std::to_string(vectorBits) + "}, canonicalize, cse, ";
+  // Streaming stores are x86's (MOVNTPS and SFENCE).
+  const bool x86 = llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86();
+  if (vectorize)
+    p += "dx-vectorize-cpu{vector-bits=" + std::to_string(vectorBits) + " streaming-stores=" + (x86 ? "1" : "0") +
+         "}, canonicalize, cse, ";
   return p + DX_LOOPS_TO_LLVM;
 }
 
@@ -135,6 +143,27 @@ static int64_t vectorBits(const CodegenOptions &opts) {
   if (sti->checkFeatures("+avx512f")) return 512;
   if (sti->checkFeatures("+avx")) return 256;
   return 128;
+}
+
+// dx-vectorize-cpu's non-temporal stores stay only where LLVM (its
+// alignment inference, from the workspace's assumed 64-byte alignment and
+// the index arithmetic) proved the address aligned to the register the
+// store becomes: an unaligned MOVNTPS faults, so X86 would split it into
+// scalar MOVNTI stores instead, slower than a plain store.
+// --emit=llvm prints the module after this.
+static void keepAlignedStreamingStores(llvm::Module &m, uint64_t registerBytes) {
+  for (llvm::Function &f : m)
+    for (llvm::BasicBlock &bb : f)
+      for (llvm::Instruction &i : bb) {
+        auto *st = llvm::dyn_cast<llvm::StoreInst>(&i);
+        if (!st || !st->getMetadata(llvm::LLVMContext::MD_nontemporal)) continue;
+        // Whole registers only: a 5-float row tail would be split into
+        // pieces, some of them scalar.
+        uint64_t bytes = m.getDataLayout().getTypeStoreSize(st->getValueOperand()->getType());
+        bool whole = st->getValueOperand()->getType()->isVectorTy() && bytes >= 16 && llvm::isPowerOf2_64(bytes);
+        if (!whole || st->getAlign().value() < std::min(bytes, registerBytes))
+          st->setMetadata(llvm::LLVMContext::MD_nontemporal, nullptr);
+      }
 }
 
 // LLVM: translate, optimise at O3 for the chosen CPU, emit. For CUDA the
@@ -178,6 +207,7 @@ static mlir::LogicalResult emitHostCode(mlir::ModuleOp module, const CodegenOpti
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*llmod, mam);
+  keepAlignedStreamingStores(*llmod, vectorBits(opts) / 8);
 
   if (opts.stopAfter == Stage::LLVM) {
     llvm::raw_string_ostream os(*llvmIR);
@@ -339,8 +369,12 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   const bool strict = opts.strictFp || !opts.emulateGpu.empty();
   std::string toLLVM =
       opts.emulateGpu.empty() ? cpuToLLVM(vectorBits(opts), /*vectorize=*/!strict) : emulateGpuPipeline(opts.emulateGpu);
-  // dx-grads-ready: the runtime all-reduces gradients during the backward pass.
+  // dx-fuse-reduction-loops (vector builds): a normalisation's second pass
+  // reads its tensor from cache. dx-grads-ready: the runtime all-reduces
+  // gradients during the backward pass.
+  const bool vectorize = opts.emulateGpu.empty() && !strict;
   if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
+                                         (vectorize && !split ? "dx-fuse-reduction-loops, canonicalize, cse, " : "") +
                                          "dx-grads-ready, " + kBufferize + ", " + toLLVM)))
     return mlir::failure();
 

@@ -38,6 +38,13 @@ namespace memref = mlir::memref;
 constexpr llvm::StringLiteral kReductionLoop = "dx.reduction_loop";
 // Marks every loop this pass makes; invariant reads are hoisted out of them.
 constexpr llvm::StringLiteral kTileLoop = "dx.tile_loop";
+// Marks the scf.if whose then-branch is an elementwise op's copy for large
+// outputs; its vector stores become streaming stores (step 7).
+constexpr llvm::StringLiteral kStreaming = "dx.streaming";
+// Outputs this large (twice a core's L2 here) are not read back from cache
+// by the next op anyway: writing them around the cache saves the read for
+// ownership of each line and the eviction of what the cache holds.
+constexpr int64_t kStreamingBytes = 4 << 20;
 
 // ---- 1. collapsing contiguous dims ----
 
@@ -175,7 +182,18 @@ struct Tiler {
 
 // Replaces `g` by loops over tiles of `tile` elements along its innermost
 // dim (collected in fullTiles) and single elements (the remainder).
-void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes,
+Value bufferOf(Value v);
+
+// An elementwise op writing only planned workspace views (64-byte aligned
+// by the memory plan) in its own iteration order.
+bool streamable(linalg::GenericOp g) {
+  if (g.getNumReductionLoops() != 0) return false;
+  for (mlir::OpOperand &o : g.getDpsInitsMutable())
+    if (!g.getMatchingIndexingMap(&o).isIdentity() || !bufferOf(o.get()).getDefiningOp<memref::ViewOp>()) return false;
+  return true;
+}
+
+void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes, bool streaming,
                     llvm::SmallVectorImpl<mlir::Operation *> &fullTiles) {
   if (g.getNumLoops() == 0 || g.getNumDpsInits() == 0) return;
   for (Value v : g->getOperands())
@@ -209,7 +227,31 @@ void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes,
   for (mlir::Range r : mlir::cast<linalg::LinalgOp>(g.getOperation()).createLoopRanges(rw, loc))
     sizes.push_back(mlir::getValueOrCreateConstantIndexOp(rw, loc, r.size));
   Tiler tiler{rw, g, loc, v, tile, order, sizes, llvm::SmallVector<OpFoldResult>(n, rw.getIndexAttr(0)), fullTiles};
-  tiler.nest(0, tile);
+  if (streaming && streamable(g)) {
+    // Two copies: streaming stores when the output is large (known only
+    // at run time: the batch), plain ones otherwise. The size is the whole
+    // buffer's: a tile of it (a channel, in dx-fuse-reduction-loops' loop)
+    // is written among the others.
+    Value bytes = rw.create<mlir::arith::ConstantIndexOp>(loc, 0);
+    for (Value init : g.getDpsInits()) {
+      Value buffer = bufferOf(init);
+      auto t = mlir::cast<mlir::MemRefType>(buffer.getType());
+      Value b = rw.create<mlir::arith::ConstantIndexOp>(loc, t.getElementTypeBitWidth() / 8);
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        b = rw.create<mlir::arith::MulIOp>(loc, b, rw.create<memref::DimOp>(loc, buffer, d));
+      bytes = rw.create<mlir::arith::AddIOp>(loc, bytes, b);
+    }
+    Value limit = rw.create<mlir::arith::ConstantIndexOp>(loc, kStreamingBytes);
+    Value large = rw.create<mlir::arith::CmpIOp>(loc, mlir::arith::CmpIPredicate::uge, bytes, limit);
+    auto branch = rw.create<scf::IfOp>(loc, large, /*withElseRegion=*/true);
+    branch->setAttr(kStreaming, rw.getUnitAttr());
+    rw.setInsertionPoint(branch.thenBlock()->getTerminator());
+    tiler.nest(0, tile);
+    rw.setInsertionPoint(branch.elseBlock()->getTerminator());
+    tiler.nest(0, tile);
+  } else {
+    tiler.nest(0, tile);
+  }
   rw.eraseOp(g);
 }
 
@@ -435,6 +477,47 @@ void hoistInvariantReads(mlir::RewriterBase &rw, mlir::ModuleOp module) {
   module.walk([](scf::ForOp f) { f->removeAttr(kTileLoop); });
 }
 
+// ---- 7. streaming stores ----
+
+// The vector stores of each large-output copy (step 2) become non-temporal
+// (MOVNTPS: around the cache, no read for ownership), and an sfence after
+// them orders them before what reads the output, which may be another
+// thread (a oneDNN primitive). LLVM keeps a non-temporal store only where
+// it proves the address aligned to the vector (emitHostCode drops the rest:
+// an unaligned one would be split into scalar stores).
+void markStreamingStores(mlir::RewriterBase &rw, mlir::ModuleOp module) {
+  // dxrt_workspace returns 64-byte aligned memory and the memory plan keeps
+  // every view at a multiple of 64 bytes: said to LLVM, it proves the
+  // vector stores into the views aligned.
+  module.walk([&](mlir::func::CallOp call) {
+    if (call.getCallee() != "dxrt_workspace" || call->getNumResults() != 1) return;
+    rw.setInsertionPointAfter(call);
+    rw.create<memref::AssumeAlignmentOp>(call.getLoc(), call->getResult(0), 64);
+  });
+  llvm::SmallVector<scf::IfOp> branches;
+  module.walk([&](scf::IfOp i) {
+    if (i->hasAttr(kStreaming)) branches.push_back(i);
+  });
+  if (branches.empty()) return;
+  constexpr llvm::StringLiteral kFence = "llvm.x86.sse.sfence";
+  if (!module.lookupSymbol(kFence)) {
+    mlir::OpBuilder b(module.getBodyRegion());
+    auto fence = b.create<mlir::func::FuncOp>(module.getLoc(), kFence, b.getFunctionType({}, {}));
+    fence.setPrivate();
+  }
+  for (scf::IfOp i : branches) {
+    i->removeAttr(kStreaming);
+    bool any = false;
+    i.getThenRegion().walk([&](vector::StoreOp st) {
+      rw.modifyOpInPlace(st, [&] { st.setNontemporal(true); });
+      any = true;
+    });
+    if (!any) continue;
+    rw.setInsertionPoint(i.thenBlock()->getTerminator());
+    rw.create<mlir::func::CallOp>(i.getLoc(), kFence, mlir::TypeRange{});
+  }
+}
+
 // ---- the pass ----
 
 void addCanonicalizations(mlir::MLIRContext *ctx, mlir::RewritePatternSet &p) {
@@ -446,7 +529,10 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorizeCpuPass)
   VectorizeCpuPass() = default;
   VectorizeCpuPass(const VectorizeCpuPass &other) : PassWrapper(other) {}
-  explicit VectorizeCpuPass(int64_t bits) { vectorBits = bits; }
+  VectorizeCpuPass(int64_t bits, bool streaming) {
+    vectorBits = bits;
+    streamingStores = streaming;
+  }
 
   llvm::StringRef getArgument() const override { return "dx-vectorize-cpu"; }
   llvm::StringRef getDescription() const override {
@@ -459,6 +545,9 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
   }
   Option<int64_t> vectorBits{*this, "vector-bits", llvm::cl::desc("bits of a vector register (256: AVX2, 512: AVX-512)"),
                              llvm::cl::init(256)};
+  Option<bool> streamingStores{*this, "streaming-stores",
+                               llvm::cl::desc("non-temporal stores for large elementwise outputs (x86)"),
+                               llvm::cl::init(false)};
 
   void runOnOperation() override {
     mlir::ModuleOp module = getOperation();
@@ -471,7 +560,7 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
       if (g.hasPureBufferSemantics()) generics.push_back(g);
     });
     llvm::SmallVector<mlir::Operation *> fullTiles;
-    for (linalg::GenericOp g : generics) tileForVectors(rw, g, lanes, fullTiles);
+    for (linalg::GenericOp g : generics) tileForVectors(rw, g, lanes, streamingStores, fullTiles);
 
     // 3. Full tiles have static shapes: plain (unmasked) vectors.
     for (mlir::Operation *t : fullTiles) {
@@ -504,13 +593,15 @@ struct VectorizeCpuPass : mlir::PassWrapper<VectorizeCpuPass, mlir::OperationPas
     }
     // 6.
     hoistInvariantReads(rw, module);
+    // 7.
+    if (streamingStores) markStreamingStores(rw, module);
   }
 };
 
 } // namespace
 
-std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits) {
-  return std::make_unique<VectorizeCpuPass>(vectorBits);
+std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits, bool streamingStores) {
+  return std::make_unique<VectorizeCpuPass>(vectorBits, streamingStores);
 }
 void registerVectorizeCpuPass() { mlir::PassRegistration<VectorizeCpuPass>(); }
 

@@ -24,7 +24,10 @@ namespace dx {
 //  5. replace exp/log/tanh/erf/... on f32 by MLIR's polynomial
 //     approximations, which vectorize (libm calls would scalarize);
 //  6. move reads that do not depend on a loop (a broadcast bias, a
-//     channel's mean) out of it, and what is computed from them alone.
+//     channel's mean) out of it, and what is computed from them alone;
+//  7. with streaming-stores (x86): an elementwise op writing planned
+//     buffers gets a second copy, run when its output is 4 MiB or more, whose
+//     vector stores are non-temporal, followed by an sfence.
 // Ops whose innermost dim is not contiguous in an operand, or that
 // vectorize rejects (gathers, non-projected maps), keep scalar loops.
 //
@@ -33,7 +36,7 @@ namespace dx {
 // of its own buffer (an op's output overlaps none of its inputs, unless it
 // is the same buffer, in place). LLVM cannot know it: every buffer is a
 // view of one workspace.
-std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits = 256);
+std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits = 256, bool streamingStores = false);
 void registerVectorizeCpuPass();
 
 } // namespace dx
