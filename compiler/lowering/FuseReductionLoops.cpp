@@ -122,9 +122,10 @@ std::optional<Candidate> analyse(linalg::GenericOp consumer) {
   // consumer's tile reads and writes runs of kMinRunElements or more.
   int64_t last = rank - 1;
   while (c.tileSizes[last] == 0) --last;
-  int64_t run = 1;
-  for (int64_t d = last + 1; d < rank; ++d) run = mlir::ShapedType::isDynamic(ranges[d]) || run < 0 ? -1 : run * ranges[d];
-  if (run > 0 && run < kMinRunElements && !mlir::ShapedType::isDynamic(ranges[last])) {
+  auto trailing = llvm::ArrayRef<int64_t>(ranges).drop_front(last + 1);
+  bool staticRun = llvm::none_of(trailing, mlir::ShapedType::isDynamic) && !mlir::ShapedType::isDynamic(ranges[last]);
+  int64_t run = staticRun ? mlir::ShapedType::getNumElements(trailing) : 0;
+  if (staticRun && run < kMinRunElements) {
     int64_t want = (kMinRunElements + run - 1) / run, extent = ranges[last], t = want;
     while (t < extent && extent % t != 0) ++t;
     c.tileSizes[last] = std::min(t, extent);

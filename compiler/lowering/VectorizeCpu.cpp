@@ -180,9 +180,7 @@ struct Tiler {
   }
 };
 
-// Replaces `g` by loops over tiles of `tile` elements along its innermost
-// dim (collected in fullTiles) and single elements (the remainder).
-Value bufferOf(Value v);
+Value bufferOf(Value v); // step 4
 
 // An elementwise op writing only planned workspace views (64-byte aligned
 // by the memory plan) in its own iteration order.
@@ -193,6 +191,9 @@ bool streamable(linalg::GenericOp g) {
   return true;
 }
 
+// Replaces `g` by loops over tiles of `tile` elements along its innermost
+// dim (collected in fullTiles) and single elements (the remainder); with
+// `streaming`, twice under an scf.if on the output's size (step 7).
 void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes, bool streaming,
                     llvm::SmallVectorImpl<mlir::Operation *> &fullTiles) {
   if (g.getNumLoops() == 0 || g.getNumDpsInits() == 0) return;
