@@ -61,3 +61,13 @@ else:
 if os.geteuid() == 0 and all(shutil.which(t) or os.path.exists(os.path.join("/usr/sbin", t))
                              for t in ["slurmctld", "slurmd", "munged", "sbatch", "srun", "scontrol"]):
     config.available_features.add("slurm")
+# 'bf16': the CPU has bf16 dot products (AVX512_BF16 or AMX-BF16), so models
+# compiled with precision bf16 run (test/e2e/bf16*.test); without, their
+# refusal is what is tested.
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = f.read()
+    if " avx512_bf16" in flags or " amx_bf16" in flags:
+        config.available_features.add("bf16")
+except OSError:
+    pass

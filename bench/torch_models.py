@@ -12,19 +12,29 @@ Four models, one training loop:
 
 Three subcommands:
 
-  torch_models.py train --model M [--data DIR] [--steps N] [--epochs E] [--seed S] [--out FILE]
+  torch_models.py train --model M [--data DIR] [--steps N] [--epochs E] [--seed S]
+                        [--precision fp32|bf16] [--out FILE]
       Trains the twin of M on one thread for one epoch (or the first N steps
       of it) and appends one JSON line with the result to FILE (stdout by
       default). DIR holds peptide/ and stem/ as dx-datagen wrote them (the
       DeepEx executables read the same files as data/peptide/..., data/stem/...).
+      --precision bf16 runs the forward pass and the loss, in training and in
+      evaluation, under torch.autocast("cpu", dtype=torch.bfloat16) (the
+      backward pass follows the forward's dtypes; parameters, gradients and
+      optimizer stay fp32); default fp32, no autocast. The line records it as
+      "precision".
 
-  torch_models.py deepex LOG --model M [--out FILE]
-      Turns the metrics log of a DeepEx executable into the same JSON line.
+  torch_models.py deepex LOG --model M [--precision fp32|bf16] [--out FILE]
+      Turns the metrics log of a DeepEx executable into the same JSON line,
+      with the precision of the log's start event (absent: fp32); with
+      --precision, exits 1 when the log says another.
 
   torch_models.py table FILE
       Prints the tables of a file of such lines; with the lines of
       bench/sgemm_rate.c --json among them, also the GFLOP/s of the DeepEx cnn
-      runs against the one-core sgemm rate.
+      runs against the one-core sgemm rate. Lines without "precision" are
+      fp32. With bf16 lines, also DeepEx bf16 against PyTorch bf16, and with
+      both precisions, bf16 against fp32 (the speed-ups of issue 15).
 
 Run it with Debian's /usr/bin/python3 (python3-torch). What the two new twins
 mirror, and where DeepEx defines it:
@@ -76,8 +86,19 @@ mirror, and where DeepEx defines it:
              steps of gather, forward, backward, learning rate, update.
   evaluation the test split in file order, batches of 64, eval mode (batch
              norm's running statistics; the VAE at z = mu).
+  bf16       --precision bf16: PyTorch 1.13's CPU autocast policy, not
+             DeepEx's. Convolutions and linear layers cast their inputs and
+             weights to bf16 and return bf16; batch norm, ReLU, pooling,
+             dropout and flatten then run on bf16 tensors (they are on
+             neither autocast list and keep their input's dtype);
+             cross_entropy is on the fp32 list. ConvTranspose2d is on the
+             fp32 list on the CPU in 1.13, so the cvae's decoder
+             convolutions, and its BCE loss after them, run in fp32. DeepEx
+             bf16 rounds only the inputs of convolutions and dense layers
+             and keeps everything else in fp32.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -88,8 +109,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import torch_fashion as fashion  # noqa: E402  (mlp and cnn: network, data, SGD settings)
 
 MODELS = ("mlp", "cnn", "cvae", "microscopy")
+PRECISIONS = ("fp32", "bf16")
 BATCH = 64
 LOSS_TOLERANCE = 0.10  # the loss check of the table: |DeepEx - PyTorch| / PyTorch
+SPEEDUP_TARGET = 2.5   # issue 15: DeepEx bf16 against DeepEx fp32, on the CNNs
+SPEEDUP_MODELS = ("cnn", "microscopy")
+RATIO_TARGET = 0.5     # DeepEx / PyTorch, in either precision
 
 
 # ---- schedules -----------------------------------------------------------------------------------
@@ -286,7 +311,14 @@ SPECS = {
 
 # ---- training ------------------------------------------------------------------------------------
 
-def evaluate(torch, net, loss_fn, x, y, batch):
+def autocast_of(torch, precision):
+    """The context of a forward pass and its loss: autocast to bf16, or nothing for fp32."""
+    if precision == "bf16":
+        return lambda: torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext
+
+
+def evaluate(torch, net, loss_fn, x, y, batch, autocast=contextlib.nullcontext):
     """Mean loss over the split (batch losses weighted by their sizes, as runtime/train/Evaluate.cpp)
     and, with labels, the accuracy."""
     net.eval()
@@ -295,8 +327,10 @@ def evaluate(torch, net, loss_fn, x, y, batch):
         for lo in range(0, x.shape[0], batch):
             xb = x[lo:lo + batch]
             yb = None if y is None else y[lo:lo + batch]
-            out = net(xb)
-            loss_sum += loss_fn(torch, out, xb, yb).item() * xb.shape[0]
+            with autocast():
+                out = net(xb)
+                loss = loss_fn(torch, out, xb, yb)
+            loss_sum += loss.item() * xb.shape[0]
             if y is not None:
                 correct += int((out.argmax(dim=1) == yb).sum())
     net.train()
@@ -323,6 +357,7 @@ def cmd_train(a):
     params = sum(p.numel() for p in net.parameters())
     opt = spec["optimizer"](torch, net.parameters())
     loss_fn = spec["loss"]
+    autocast = autocast_of(torch, a.precision)
     n = x.shape[0]
     steps_per_epoch = (n + BATCH - 1) // BATCH
     step, train_time, stats = 0, 0.0, None
@@ -337,7 +372,8 @@ def cmd_train(a):
             xb = x.index_select(0, idx)
             yb = None if y is None else y.index_select(0, idx)
             step += 1
-            loss = loss_fn(torch, net(xb), xb, yb)
+            with autocast():  # forward and loss; backward and update outside, as torch.autocast's docs have it
+                loss = loss_fn(torch, net(xb), xb, yb)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             lr = learning_rate(step, steps_per_epoch, a.epochs, spec["base_lr"], spec["schedule"], spec["warmup"])
@@ -349,14 +385,14 @@ def cmd_train(a):
             epoch_time += time.perf_counter() - t0
             done += 1
         train_time += epoch_time
-        val_loss, val_acc = evaluate(torch, net, loss_fn, xt, yt, BATCH)
+        val_loss, val_acc = evaluate(torch, net, loss_fn, xt, yt, BATCH, autocast)
         stats = dict(epoch=epoch, steps=done, epoch_time_s=epoch_time, train_time_s=train_time,
                      samples_per_s=samples / epoch_time if epoch_time > 0 else 0.0,
                      train_loss=loss_sum / max(samples, 1), val_loss=val_loss, val_accuracy=val_acc, lr=lr)
         if a.steps and step >= a.steps:
             break
-    rec = dict(impl="pytorch", model=a.model, run=a.run, steps_per_epoch=steps_per_epoch, load_s=load_s,
-               params=params, threads=torch.get_num_threads(), version=torch.__version__, **stats)
+    rec = dict(impl="pytorch", model=a.model, precision=a.precision, run=a.run, steps_per_epoch=steps_per_epoch,
+               load_s=load_s, params=params, threads=torch.get_num_threads(), version=torch.__version__, **stats)
     fashion.emit(rec, a.out)
 
 
@@ -371,8 +407,12 @@ def cmd_deepex(a):
                 epoch = e
     if start is None or epoch is None:
         sys.exit(f"{a.log}: no start or epoch event")
-    rec = dict(impl="deepex", model=a.model, run=a.run, steps_per_epoch=start["steps_per_epoch"],
-               params=start.get("params"), threads=start.get("blas_threads"),
+    precision = start.get("precision") or "fp32"  # metrics log 1.3.0; absent (older logs): fp32
+    if a.precision and precision != a.precision:
+        sys.exit(f"{a.log}: the start event says precision {precision}, not {a.precision} as compiled "
+                 f"(does the build have dxc compile --precision?)")
+    rec = dict(impl="deepex", model=a.model, precision=precision, run=a.run,
+               steps_per_epoch=start["steps_per_epoch"], params=start.get("params"), threads=start.get("blas_threads"),
                flops_per_sample=start.get("flops_per_sample"), batch=start.get("global_batch"))
     for k in ("epoch", "steps", "epoch_time_s", "train_time_s", "samples_per_s", "train_loss", "val_loss",
               "val_accuracy", "lr"):
@@ -414,8 +454,9 @@ def gflops(r):
     return STEP_FLOPS_FACTOR * r["flops_per_sample"] * r["samples_per_s"] / 1e9
 
 
-def sgemm_section(recs, sg):
-    """The Fashion CNN step's GFLOP/s against the one-core sgemm rate of bench/sgemm_rate.c."""
+def sgemm_section(recs, sg, bf16_recs=()):
+    """The Fashion CNN step's GFLOP/s against the one-core sgemm rate of bench/sgemm_rate.c: the fp32 runs of recs,
+    and, for comparison, a line for the DeepEx bf16 cnn runs of bf16_recs."""
     d = [r for r in recs if r["model"] == "cnn" and r["impl"] == "deepex" and r.get("flops_per_sample")]
     if not d or not sg:
         return
@@ -447,32 +488,32 @@ def sgemm_section(recs, sg):
     print(f"Fashion CNN step: {best:.2f} GFLOP/s = {100 * best / ref:.1f}% of the one-core sgemm rate "
           f"({ref:.1f} GFLOP/s, oneDNN; OpenBLAS {ob:.1f} GFLOP/s){med}; the target is >= "
           f"{100 * GFLOPS_TARGET:.0f}%{' (met)' if best >= GFLOPS_TARGET * ref else ' (not met)'}.")
+    d16 = [r for r in bf16_recs if r["model"] == "cnn" and r["impl"] == "deepex" and r.get("flops_per_sample")]
+    if d16:
+        best16 = max(gflops(r) for r in d16)
+        print(f"\nThe bf16 Fashion CNN step, the same count: {best16:.2f} GFLOP/s (best of {len(d16)}) = "
+              f"{100 * best16 / ref:.1f}% of the fp32 sgemm rate above (no bf16 GEMM rate is measured).")
 
 
-def cmd_table(a):
-    recs = [json.loads(l) for l in open(a.file) if l.strip()]
-    sg = [r for r in recs if r.get("kind") == "sgemm"]  # bench/sgemm_rate.c --json
-    recs = [r for r in recs if r.get("kind") != "sgemm"]
+def precision_of(r):
+    return r.get("precision") or "fp32"
+
+
+def impl_label(r):
+    """The impl column of the runs table: 'deepex', 'pytorch', or with ' bf16' after it."""
+    return r["impl"] if precision_of(r) == "fp32" else f"{r['impl']} {precision_of(r)}"
+
+
+def compare_section(recs, precision, runs):
+    """DeepEx against PyTorch in one precision: the table, the loss check and the models above the target."""
+    if precision == "fp32":
+        print(f"## DeepEx vs PyTorch, {runs} run{'s' if runs != 1 else ''} each "
+              "(ms per step: best and median; ratio = DeepEx / PyTorch, target <= 0.5)\n")
+    else:
+        print(f"## DeepEx vs PyTorch in {precision}, {runs} run{'s' if runs != 1 else ''} each (DeepEx: dxc compile "
+              f"--precision {precision}; PyTorch: torch.autocast(\"cpu\", dtype=torch.bfloat16); ms per step: best and "
+              f"median; ratio = DeepEx / PyTorch, target <= {RATIO_TARGET})\n")
     models = list(dict.fromkeys(r["model"] for r in recs))
-    runs = max((r["run"] for r in recs), default=0)
-    print("## Runs, in the order they ran\n")
-    print("| run | model | impl | steps | time (s) | ms/step | samples/s | train loss | test loss | test acc "
-          "| final lr | load |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for r in recs:
-        print(f"| {r['run']} | {r['model']} | {r['impl']} | {r['steps']} | {r['epoch_time_s']:.3f} | "
-              f"{ms_per_step(r):.2f} | {r['samples_per_s']:,.0f} | {fmt(r['train_loss'], '.4f')} | "
-              f"{fmt(r.get('val_loss'), '.4f')} | {fmt(r.get('val_accuracy'), '.4f')} | {r['lr']:.6g} | "
-              f"{fmt(r.get('load1'), '.2f')} |")
-    print()
-    loads = [r["load1"] for r in recs if r.get("load1") is not None]
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if loads and max(loads) > cpus:
-        print(f"Note: the load average reached {max(loads):.2f} on {cpus} CPUs: other work shared the cores, and the "
-              "times are inflated, PyTorch's and DeepEx's not necessarily alike. Prefer the ratios of runs with a low "
-              "load, or rerun with --repeat.\n")
-    print(f"## DeepEx vs PyTorch, {runs} run{'s' if runs != 1 else ''} each "
-          "(ms per step: best and median; ratio = DeepEx / PyTorch, target <= 0.5)\n")
     print("| model | steps | DeepEx ms/step | PyTorch ms/step | ratio | DeepEx median | PyTorch median "
           "| ratio median | DeepEx train loss | PyTorch train loss | loss diff | DeepEx test acc | PyTorch test acc |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -487,7 +528,7 @@ def cmd_table(a):
             print(f"warning: {m}: the runs differ in step count {sorted(steps)}", file=sys.stderr)
         dt, pt = [ms_per_step(r) for r in d], [ms_per_step(r) for r in p]
         ratio = min(dt) / min(pt)
-        if ratio > 0.5:
+        if ratio > RATIO_TARGET:
             slow.append(f"{m} {ratio:.2f}")
         dl = [r["train_loss"] for r in d if r["train_loss"] is not None]
         pl = [r["train_loss"] for r in p if r["train_loss"] is not None]
@@ -506,20 +547,130 @@ def cmd_table(a):
     print()
     # The loss check: after the same steps both sides should have trained the same network about
     # equally far (different random streams: initial weights, data order, dropout and VAE noise).
+    tag = "" if precision == "fp32" else f" ({precision})"
     bad = [m for m, _, ok in checks if not ok]
     summary = ", ".join(f"{m} {'-' if rel is None else format(100 * rel, '+.1f') + '%'}" for m, rel, _ in checks)
     if not bad:
-        print(f"Loss check: the mean train losses of the two sides agree within "
+        print(f"Loss check{tag}: the mean train losses of the two sides agree within "
               f"{100 * LOSS_TOLERANCE:.0f}% for every model ({summary}).")
     else:
-        print(f"Loss check: the mean train losses differ by more than {100 * LOSS_TOLERANCE:.0f}% for "
+        print(f"Loss check{tag}: the mean train losses differ by more than {100 * LOSS_TOLERANCE:.0f}% for "
               f"{', '.join(bad)} ({summary}); different random streams can do this after few steps, a large "
               "gap after many steps means the two sides do not train the same network.")
     if slow:
-        print(f"\nAbove the target ratio of 0.5 (best times): {', '.join(slow)}.")
+        where = "" if precision == "fp32" else f" in {precision}"
+        print(f"\nAbove the target ratio of {RATIO_TARGET}{where} (best times): {', '.join(slow)}.")
+
+
+def bf16_section(recs, runs):
+    """Issue 15: DeepEx bf16 against DeepEx fp32 (speed-up, losses, accuracies) and against PyTorch bf16."""
+    def pick(m, impl, precision):
+        return [r for r in recs if r["model"] == m and r["impl"] == impl and precision_of(r) == precision]
+
+    print(f"## bf16 against fp32, {runs} run{'s' if runs != 1 else ''} each (speed-up = DeepEx fp32 / DeepEx bf16 "
+          f"ms per step, target >= {SPEEDUP_TARGET} on {' and '.join(SPEEDUP_MODELS)}; bf16 ratio = DeepEx bf16 / "
+          f"PyTorch bf16, target <= {RATIO_TARGET}; best times, and medians)\n")
+    print("| model | steps | DeepEx fp32 ms/step | DeepEx bf16 ms/step | speed-up | speed-up median "
+          "| PyTorch bf16 ms/step | bf16 ratio | bf16 ratio median | PyTorch speed-up "
+          "| DeepEx fp32 train loss | DeepEx bf16 train loss | loss diff | DeepEx fp32 test acc | DeepEx bf16 test acc "
+          "| acc diff (points) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    speedups, ratios, far = [], [], []
+    for m in dict.fromkeys(r["model"] for r in recs):
+        d32, d16 = pick(m, "deepex", "fp32"), pick(m, "deepex", "bf16")
+        p32, p16 = pick(m, "pytorch", "fp32"), pick(m, "pytorch", "bf16")
+        if not d32 or not d16:
+            continue
+        steps = {r["steps"] for r in d32 + d16 + p32 + p16}
+        t32, t16 = [ms_per_step(r) for r in d32], [ms_per_step(r) for r in d16]
+        up = min(t32) / min(t16)
+        speedups.append((m, up))
+        if p16:
+            tp = [ms_per_step(r) for r in p16]
+            ratio = min(t16) / min(tp)
+            ratios.append((m, ratio))
+            pcols = f"{min(tp):.2f} | {ratio:.2f} | {median(t16) / median(tp):.2f}"
+        else:
+            pcols = "- | - | -"
+        pup = "-"
+        if p32 and p16:
+            pup = f"{min(ms_per_step(r) for r in p32) / min(ms_per_step(r) for r in p16):.2f}"
+        l32 = [r["train_loss"] for r in d32 if r["train_loss"] is not None]
+        l16 = [r["train_loss"] for r in d16 if r["train_loss"] is not None]
+        ldiff = "-"
+        if l32 and l16 and median(l32) != 0:
+            rel = (median(l16) - median(l32)) / abs(median(l32))
+            ldiff = f"{100 * rel:+.1f}%{'' if abs(rel) <= LOSS_TOLERANCE else ' (!)'}"
+            if abs(rel) > LOSS_TOLERANCE:
+                far.append(m)
+        a32 = [r["val_accuracy"] for r in d32 if r.get("val_accuracy") is not None]
+        a16 = [r["val_accuracy"] for r in d16 if r.get("val_accuracy") is not None]
+        adiff = f"{100 * (median(a16) - median(a32)):+.2f}" if a32 and a16 else "-"
+        print(f"| {m} | {'/'.join(map(str, sorted(steps)))} | {min(t32):.2f} | {min(t16):.2f} | {up:.2f} | "
+              f"{median(t32) / median(t16):.2f} | {pcols} | {pup} | "
+              f"{joined(d32, 'train_loss', '.4f')} | {joined(d16, 'train_loss', '.4f')} | {ldiff} | "
+              f"{joined(d32, 'val_accuracy', '.4f')} | {joined(d16, 'val_accuracy', '.4f')} | {adiff} |")
+    print()
+    # DeepEx's two executables draw the same initial weights, data order, dropout masks and noise (the same seed):
+    # their losses differ only by the rounding, so a large gap is a bf16 bug, not chance.
+    print(f"DeepEx bf16 and fp32 run the same seed (the same initial weights, data order, dropout masks and VAE noise): "
+          f"loss diff = (bf16 - fp32) / fp32 of the median mean train losses, "
+          + (f"within {100 * LOSS_TOLERANCE:.0f}% for every model." if not far else
+             f"more than {100 * LOSS_TOLERANCE:.0f}% (!) for {', '.join(far)}: from the same seed, a gap this large "
+             "points at a bf16 bug rather than rounding.")
+          + " acc diff = bf16 - fp32 test accuracy in points (medians).\n")
+
+    def verdict(pairs, ok):
+        return ", ".join(f"{m} {v:.2f} ({'met' if ok(v) else 'not met'})" for m, v in pairs)
+    targeted = [(m, v) for m, v in speedups if m in SPEEDUP_MODELS]
+    others = [(m, v) for m, v in speedups if m not in SPEEDUP_MODELS]
+    if targeted:
+        print(f"Speed-up of DeepEx bf16 over DeepEx fp32, target >= {SPEEDUP_TARGET} (best times): "
+              f"{verdict(targeted, lambda v: v >= SPEEDUP_TARGET)}"
+              f"{'; no target: ' + ', '.join(f'{m} {v:.2f}' for m, v in others) if others else ''}.")
+    elif others:
+        print(f"Speed-up of DeepEx bf16 over DeepEx fp32 (no target for these models; best times): "
+              f"{', '.join(f'{m} {v:.2f}' for m, v in others)}.")
+    if ratios:
+        print(f"\nDeepEx bf16 / PyTorch bf16, target <= {RATIO_TARGET} (best times): "
+              f"{verdict(ratios, lambda v: v <= RATIO_TARGET)}.")
+
+
+def cmd_table(a):
+    recs = [json.loads(l) for l in open(a.file) if l.strip()]
+    sg = [r for r in recs if r.get("kind") == "sgemm"]  # bench/sgemm_rate.c --json
+    recs = [r for r in recs if r.get("kind") != "sgemm"]
+    runs = max((r["run"] for r in recs), default=0)
+    print("## Runs, in the order they ran\n")
+    print("| run | model | impl | steps | time (s) | ms/step | samples/s | train loss | test loss | test acc "
+          "| final lr | load |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in recs:
+        print(f"| {r['run']} | {r['model']} | {impl_label(r)} | {r['steps']} | {r['epoch_time_s']:.3f} | "
+              f"{ms_per_step(r):.2f} | {r['samples_per_s']:,.0f} | {fmt(r['train_loss'], '.4f')} | "
+              f"{fmt(r.get('val_loss'), '.4f')} | {fmt(r.get('val_accuracy'), '.4f')} | {r['lr']:.6g} | "
+              f"{fmt(r.get('load1'), '.2f')} |")
+    print()
+    loads = [r["load1"] for r in recs if r.get("load1") is not None]
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if loads and max(loads) > cpus:
+        print(f"Note: the load average reached {max(loads):.2f} on {cpus} CPUs: other work shared the cores, and the "
+              "times are inflated, PyTorch's and DeepEx's not necessarily alike. Prefer the ratios of runs with a low "
+              "load, or rerun with --repeat.\n")
+    by_precision = {p: [r for r in recs if precision_of(r) == p] for p in PRECISIONS}
+    first = True
+    for p in PRECISIONS:
+        if by_precision[p]:
+            if not first:
+                print()
+            compare_section(by_precision[p], p, runs)
+            first = False
+    if by_precision["fp32"] and by_precision["bf16"]:
+        print()
+        bf16_section(recs, runs)
     if sg:
         print()
-        sgemm_section(recs, sg)
+        sgemm_section(by_precision["fp32"], sg, by_precision["bf16"])
 
 
 def main():
@@ -532,10 +683,14 @@ def main():
     t.add_argument("--epochs", type=int, default=1)
     t.add_argument("--seed", type=int, default=1)
     t.add_argument("--run", type=int, default=1, help="run number to record")
+    t.add_argument("--precision", choices=PRECISIONS, default="fp32",
+                   help='bf16: forward and loss under torch.autocast("cpu", dtype=torch.bfloat16) (default fp32)')
     t.add_argument("--out", help="append the JSON line to this file (default: stdout)")
     d = sub.add_parser("deepex", help="one JSON line from a DeepEx metrics log")
     d.add_argument("log")
     d.add_argument("--model", required=True)
+    d.add_argument("--precision", choices=PRECISIONS, help="the precision the executable was compiled with: "
+                   "exit 1 when the log's start event says another")
     d.add_argument("--run", type=int, default=1)
     d.add_argument("--out")
     tb = sub.add_parser("table", help="print the tables of a results file")

@@ -96,6 +96,9 @@ void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceMana
     llvm::json::Object train{{"batch_per_rank", tc.batchPerRank}, {"epochs", tc.epochs}, {"seed", tc.seed},
                              {"sync", tc.sync}, {"average_every", tc.averageEvery},
                              {"checkpoint_every", tc.checkpointEvery}, {"lr_scaling", tc.lrScaling}};
+    // Only bf16 is written: an fp32 model's metadata (and so the hash its
+    // checkpoints carry) is what it was before precision existed.
+    if (tc.precision != "fp32") train["precision"] = tc.precision;
     if (!tc.targetMetric.empty())
       train["target"] = llvm::json::Object{{"metric", tc.targetMetric}, {"op", tc.targetOp}, {"value", tc.targetValue}};
     meta["train"] = std::move(train);

@@ -10,7 +10,7 @@
 
 namespace dx {
 
-void printModelTable(std::ostream &os, const CheckedModel &model, const SourceManager &sm) {
+void printModelTable(std::ostream &os, const CheckedModel &model, const SourceManager &sm, const TrainConfig *train) {
   const Graph &g = model.graph;
   const ast::FuncDecl &fn = *model.decl;
   os << "model " << fn.name.name << "  (" << sm.describe(fn.name.range) << ")\n";
@@ -53,6 +53,12 @@ void printModelTable(std::ostream &os, const CheckedModel &model, const SourceMa
     const GraphValue &loss = g.values[g.loss];
     os << "loss: " << sm.text(loss.def) << " -> " << loss.type.str() << "\n";
   }
+  if (train)
+    os << "precision: " << train->precision
+       << (train->precision == "bf16" ? " (convolutions and dense layers on bf16 inputs, accumulated in fp32; "
+                                        "weights, gradients and optimizer state fp32)"
+                                      : "")
+       << "\n";
 }
 
 } // namespace dx

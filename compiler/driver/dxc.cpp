@@ -57,6 +57,7 @@ struct Options {
   bool strictFp = false;          // hidden --strict-fp
   bool verify = false;
   bool split = false;
+  std::string precision; // --precision: overrides the train block's; empty: as written
 };
 
 std::string findStdlib(const std::string &flag) {
@@ -109,10 +110,19 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
   if (o.verify) return dx::verifyDiagnostics(diags, std::cerr) ? 0 : 1;
   diags.render(std::cerr, color);
   if (diags.hasErrors()) return 1;
+  if (!o.precision.empty()) {
+    if (!prog->train) {
+      std::cerr << "dxc: error: --precision " << o.precision << " sets the train block's precision, but " << o.input
+                << " has no train block\n";
+      return 1;
+    }
+    prog->train->precision = o.precision;
+  }
   if (o.printModel)
     for (size_t i = 0; i < prog->models.size(); ++i) {
       if (i) std::cout << "\n";
-      dx::printModelTable(std::cout, prog->models[i], sm);
+      // The trained model is the first (sema/Sema.h).
+      dx::printModelTable(std::cout, prog->models[i], sm, i == 0 && prog->train ? &*prog->train : nullptr);
     }
   if (!o.emit.empty() || o.command == "compile") {
     std::cout.flush();
@@ -202,6 +212,9 @@ int main(int argc, char **argv) {
     sub->add_flag("--verify-diagnostics", o.verify,
                   "compare diagnostics with expected-error {{...}} comments in the source (for tests)");
     sub->add_flag("--split-input-file", o.split, "check each chunk between '// -----' lines on its own (for tests)");
+    sub->add_option("--precision", o.precision,
+                    "fp32 | bf16: the train block's precision, overriding 'precision:' (docs/language.md)")
+        ->check(CLI::IsMember({"fp32", "bf16"}));
   };
   CLI::App *check = app.add_subcommand("check", "parse and check a .dx file: names, imports, shapes, train block");
   addCommon(check);
@@ -270,6 +283,8 @@ int main(int argc, char **argv) {
   study->add_option("--mpirun", so.mpirun, "the mpirun to use (default: mpirun on PATH)")->type_name("PATH");
   study->add_flag("--verbose", so.verbose, "show the runs' output instead of writing it to DIR/runs/*.out");
   study->add_option("--cpu", o.cpu, "the CPU to generate code for (default x86-64-v3)");
+  study->add_option("--precision", o.precision, "fp32 | bf16: the train block's precision, overriding 'precision:'")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   // A GPU study: every rank uses the GPU of its local rank (NCCL all-reduce).
   study->add_option("--target", o.target, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   study->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);

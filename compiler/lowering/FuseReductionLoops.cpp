@@ -274,21 +274,37 @@ struct FuseReductionLoopsPass : mlir::PassWrapper<FuseReductionLoopsPass, mlir::
 
   void runOnOperation() override {
     mlir::IRRewriter rw(&getContext());
-    // In program order: a forward normalisation fuses before the backward
-    // pass looks at what it produced.
-    llvm::SmallVector<linalg::GenericOp> consumers;
-    getOperation().walk([&](linalg::GenericOp g) { consumers.push_back(g); });
-    llvm::DenseSet<Operation *> erased;
-    for (linalg::GenericOp g : consumers) {
-      if (erased.contains(g.getOperation())) continue;
+    getOperation().walk([&](mlir::FunctionOpInterface f) { runOnFunction(rw, f); });
+  }
+
+  // In program order: a forward normalisation fuses before the backward
+  // pass looks at what it produced. A candidate that cannot be tiled as
+  // analysed (a fused producer that some op in the loop would need as a
+  // second, different tile: a channel's sum also read whole by a sum over
+  // the channels) leaves its consumer unfused: the function is restored from
+  // a copy taken before the attempt. Results are the same either way; only
+  // the loop order differs.
+  void runOnFunction(mlir::RewriterBase &rw, mlir::FunctionOpInterface f) {
+    if (f.isExternal()) return;
+    const auto tried = mlir::StringAttr::get(&getContext(), "dx.reduction_fusion_tried");
+    auto nextConsumer = [&]() -> linalg::GenericOp {
+      for (Operation &op : f.getFunctionBody().getOps())
+        if (auto g = mlir::dyn_cast<linalg::GenericOp>(op); g && !g->hasAttr(tried)) return g;
+      return nullptr;
+    };
+    while (linalg::GenericOp g = nextConsumer()) {
+      g->setAttr(tried, rw.getUnitAttr());
       auto c = analyse(g);
       if (!c) continue;
-      for (Operation *op : c->fused) erased.insert(op);
-      if (mlir::failed(fuse(rw, *c))) {
-        g.emitError("internal error: dx-fuse-reduction-loops could not tile this op");
-        return signalPassFailure();
+      Operation *saved = f->clone();
+      if (mlir::succeeded(fuse(rw, *c))) {
+        saved->erase();
+        continue;
       }
+      f.getFunctionBody().takeBody(mlir::cast<mlir::FunctionOpInterface>(saved).getFunctionBody());
+      saved->erase();
     }
+    f->walk([&](linalg::GenericOp g) { g->removeAttr(tried); });
   }
 };
 

@@ -538,7 +538,7 @@ public:
     TrainConfig c;
     c.range = d.range;
     auto k = keys(d, {"model", "data", "loss", "optimizer", "schedule", "batch", "epochs", "seed", "sync", "target",
-                      "checkpoint", "lr_scaling"},
+                      "checkpoint", "lr_scaling", "precision"},
                   "train");
     bool ok = true;
     for (const char *req : {"model", "data", "loss", "optimizer"})
@@ -671,6 +671,7 @@ public:
       }
     }
     if (auto it = k.find("lr_scaling"); it != k.end()) ok &= symbolSetting(*it->second, {"none", "linear"}, c.lrScaling);
+    if (auto it = k.find("precision"); it != k.end()) ok &= symbolSetting(*it->second, {"fp32", "bf16"}, c.precision);
     if (!ok) return std::nullopt;
     return c;
   }

@@ -61,6 +61,10 @@ struct TrainConfig {
   double targetValue = 0;
   int64_t checkpointEvery = 0;         // epochs; 0 = only on signals
   std::string lrScaling = "none";      // none or linear
+  // fp32, or bf16: GEMMs and convolutions read bf16 copies of their inputs
+  // and accumulate in fp32; everything else (weights, gradients, optimizer
+  // state, reductions, losses) stays fp32.
+  std::string precision = "fp32";
   SourceRange range;
 };
 

@@ -3,6 +3,7 @@
 #include "common/Str.h"
 #include "common/Timer.h"
 #include "kernels/Blas.h"
+#include "kernels/Precision.h"
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +64,9 @@ void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
                                                 : std::string(cfg.world == 1 ? "" : " (one GPU each)");
   line(str("DeepEx: training '", m.model, "'", m.source.empty() ? "" : str(" from ", m.source), " on ", m.target, ", ",
            cfg.world, cfg.world == 1 ? " rank" : " ranks", threads));
+  if (m.precision() == "bf16")
+    line(str("  precision  bf16: convolutions and dense layers on bf16 inputs, accumulated in fp32 (oneDNN on ",
+             onednn_isa(), "); weights, gradients, optimizer state and everything else fp32"));
 }
 
 void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s) {

@@ -77,6 +77,7 @@ void MetricsLog::start(const Metadata &m, const RunConfig &cfg, const Split &tra
   j["sync"] = cfg.sync.mode;
   if (cfg.sync.mode == "average") j["average_every"] = cfg.sync.every;
   j["lr_scaling"] = cfg.lr_scaling;
+  j["precision"] = m.precision();
   j["grad_bytes"] = m.param_floats * 4;
   // The buckets the gradient is all-reduced in (--bucket-mb; used with ranks > 1).
   j["grad_buckets"] = ModelSync::bucket_count(m.param_floats, cfg.bucket_bytes);

@@ -8,6 +8,7 @@
 #include "data/Array.h"
 #include "data/Dataset.h"
 #include "driver/Signals.h"
+#include "kernels/Precision.h"
 #include "model/Arenas.h"
 #include "model/Metadata.h"
 #include "model/Model.h"
@@ -86,6 +87,11 @@ int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out) {
   auto m = std::make_unique<dx_model>();
   int rc = guarded(m.get(), DX_ERROR_WEIGHTS, [&] {
     m->meta = dxrt::parse_metadata(dxrt::model_metadata());
+    try {
+      dxrt::set_matmul_precision("dx_model_open", m->meta.precision().c_str());
+    } catch (const dxrt::Error &e) {
+      return fail(m.get(), DX_ERROR_INTERNAL, message(e));
+    }
     // A --save-weights directory (index.json), or a checkpoint: a step-*
     // directory with DONE, or a --checkpoint-dir holding such.
     const std::string dir = weights_dir, index = dir + "/index.json";

@@ -2,6 +2,7 @@
 
 #include "common/Check.h"
 #include "kernels/Onednn.h"
+#include "kernels/Precision.h"
 
 #include <cblas.h>
 #include <climits>
@@ -46,6 +47,10 @@ void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const
   if (K == 0) {
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) C[i * ldc + j] = beta == 0.0f ? 0.0f : beta * C[i * ldc + j];
+    return;
+  }
+  if (matmul_precision() == Precision::kBf16) {
+    gemm_bf16(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     return;
   }
   if (!use_openblas()) {

@@ -19,8 +19,14 @@ const char *gemm_library();
 
 // C[M,N] = alpha * op(A) op(B) + beta * C, row-major; op = transpose if ta/tb.
 // lda/ldb/ldc are row strides. Zero-sized products are handled here
-// (K = 0 gives beta * C).
+// (K = 0 gives beta * C). In bf16 precision (Precision.h) the product reads
+// A and B rounded to bf16 and accumulates in fp32 (gemm_bf16), whichever
+// library DXRT_GEMM names.
 void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
            const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
+// The bf16 product: oneDNN's matmul on bf16 copies of A and B (GemmBf16.cpp).
+void gemm_bf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 } // namespace dxrt

@@ -15,12 +15,20 @@
 // implementations are slower than our im2col path: those geometries, and
 // any it rejects, return false and run on im2col.
 //
+// In bf16 precision (Precision.h) the primitive's inputs are bf16 (x and w
+// forward, w and dy for dx, x and dy for dw) and its output fp32: the
+// reorders into the primitive's layout round them on the way, so the
+// conversion costs no pass of its own, and the blocked copies are half the
+// bytes. A geometry oneDNN has no fast bf16 kernel for runs on im2col, whose
+// GEMM is bf16 too (Blas.h).
+//
 // 3-D convolutions (ConvGeometry::spatial == 3) are the same code on 5-D
 // descriptors (NCDHW / OIDHW / GOIDHW, three strides, dilations and pads);
 // 2-D ones keep their 4-D descriptors, so oneDNN picks the same kernels
 // for them as before depth existed.
 #include "kernels/Conv2d.h"
 #include "kernels/Onednn.h"
+#include "kernels/Precision.h"
 #include "kernels/Workspace.h"
 
 #include <cstring>
@@ -53,15 +61,16 @@ const char *kernel_name(ConvDir dir, const ConvGeometry &g) {
 }
 
 // The geometry's inputs (the output sizes follow from them); spatial tells a
-// 2-D convolution from a 3-D one of depth 1, which have different descriptors.
+// 2-D convolution from a 3-D one of depth 1, which have different
+// descriptors; and the precision.
 struct Key {
-  int64_t v[24];
+  int64_t v[25];
   bool operator==(const Key &o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
 };
 
 Key key_of(ConvDir dir, const ConvGeometry &g) {
   return {{int64_t(dir), g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.sh, g.sw, g.pt, g.pb, g.pl, g.pr, g.dh, g.dw,
-           g.groups, g.spatial, g.d, g.kd, g.sd, g.pf, g.pk, g.dd}};
+           g.groups, g.spatial, g.d, g.kd, g.sd, g.pf, g.pk, g.dd, int64_t(matmul_precision())}};
 }
 
 // A primitive and its scratchpad memory (scratchpad_mode::user, over the
@@ -120,37 +129,51 @@ void init_scratchpad(Prim &p, const dnnl::primitive_desc_base &pd) {
 }
 
 // The memory descriptors of the geometry: x, w, y, in `plain` layouts or
-// oneDNN's choice.
+// oneDNN's choice; with `bf16`, the inputs of direction `dir` are bf16.
 struct Descs {
   memory::desc x, w, y;
 };
 
-Descs descs(const ConvGeometry &g, bool plain) {
-  const auto f32 = memory::data_type::f32;
+// Which of x, w, y the direction reads.
+bool is_input(ConvDir dir, int i) {
+  switch (dir) {
+  case ConvDir::kForward: return i != 2;
+  case ConvDir::kGradInput: return i != 0;
+  case ConvDir::kGradWeight: return i != 1;
+  }
+  return true;
+}
+
+Descs descs(const ConvGeometry &g, bool plain, ConvDir dir = ConvDir::kForward, bool bf16 = false) {
+  auto type = [&](int i) { return bf16 && is_input(dir, i) ? memory::data_type::bf16 : memory::data_type::f32; };
   Descs d;
   if (g.spatial == 3) {
     tag act = plain ? tag::ncdhw : tag::any;
-    d.x = memory::desc({g.n, g.c, g.d, g.h, g.w}, f32, act);
-    d.y = memory::desc({g.n, g.f, g.od, g.ho, g.wo}, f32, act);
+    d.x = memory::desc({g.n, g.c, g.d, g.h, g.w}, type(0), act);
+    d.y = memory::desc({g.n, g.f, g.od, g.ho, g.wo}, type(2), act);
     if (g.groups == 1)
-      d.w = memory::desc({g.f, g.c, g.kd, g.kh, g.kw}, f32, plain ? tag::oidhw : tag::any);
+      d.w = memory::desc({g.f, g.c, g.kd, g.kh, g.kw}, type(1), plain ? tag::oidhw : tag::any);
     else
-      d.w = memory::desc({g.groups, g.fg, g.cg, g.kd, g.kh, g.kw}, f32, plain ? tag::goidhw : tag::any);
+      d.w = memory::desc({g.groups, g.fg, g.cg, g.kd, g.kh, g.kw}, type(1), plain ? tag::goidhw : tag::any);
     return d;
   }
   tag act = plain ? tag::nchw : tag::any;
-  d.x = memory::desc({g.n, g.c, g.h, g.w}, f32, act);
-  d.y = memory::desc({g.n, g.f, g.ho, g.wo}, f32, act);
+  d.x = memory::desc({g.n, g.c, g.h, g.w}, type(0), act);
+  d.y = memory::desc({g.n, g.f, g.ho, g.wo}, type(2), act);
   if (g.groups == 1)
-    d.w = memory::desc({g.f, g.c, g.kh, g.kw}, f32, plain ? tag::oihw : tag::any);
+    d.w = memory::desc({g.f, g.c, g.kh, g.kw}, type(1), plain ? tag::oihw : tag::any);
   else
-    d.w = memory::desc({g.groups, g.fg, g.cg, g.kh, g.kw}, f32, plain ? tag::goihw : tag::any);
+    d.w = memory::desc({g.groups, g.fg, g.cg, g.kh, g.kw}, type(1), plain ? tag::goihw : tag::any);
   return d;
 }
 
-// The primitive descriptor of the direction; throws dnnl::error when oneDNN
-// has no implementation. oneDNN counts dilation from 0 (no gaps), PyTorch from 1.
-dnnl::primitive_desc_base primitive_desc(ConvDir dir, const ConvGeometry &g, const Descs &d) {
+// The primitive descriptor of the direction, in `plain` layouts or oneDNN's
+// choice; throws dnnl::error when oneDNN has no implementation. oneDNN
+// counts dilation from 0 (no gaps), PyTorch from 1. The forward descriptor
+// a backward direction is created with (oneDNN's hint) has the forward's
+// data types.
+dnnl::primitive_desc_base primitive_desc(ConvDir dir, const ConvGeometry &g, bool plain, bool bf16) {
+  const Descs d = descs(g, plain, dir, bf16), f = descs(g, plain, ConvDir::kForward, bf16);
   const Onednn &o = onednn();
   const bool three = g.spatial == 3;
   const memory::dims strides = three ? memory::dims{g.sd, g.sh, g.sw} : memory::dims{g.sh, g.sw},
@@ -160,7 +183,7 @@ dnnl::primitive_desc_base primitive_desc(ConvDir dir, const ConvGeometry &g, con
   const auto alg = dnnl::algorithm::convolution_direct;
   dnnl::primitive_attr attr = user_scratchpad();
   dnnl::convolution_forward::primitive_desc fwd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, d.x, d.w, d.y, strides, dilates, pad_l,
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, f.x, f.w, f.y, strides, dilates, pad_l,
                                       pad_r),
       attr, o.engine);
   switch (dir) {
@@ -204,18 +227,19 @@ bool padded_much(const dnnl::primitive_desc_base &pd, const int (&args)[3], cons
 // implementation that beats im2col. Throws dnnl::error from oneDNN.
 bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
   const Onednn &o = onednn();
+  const bool bf16 = matmul_precision() == Precision::kBf16;
   arg_ids(dir, e.args, e.output);
-  const Descs plain = descs(g, true);
+  const Descs plain = descs(g, true); // the caller's tensors: fp32 NCHW / OIHW
   dnnl::primitive_desc_base pd;
   bool found = false;
   try {
-    pd = primitive_desc(dir, g, descs(g, false));
-    found = !is_reference(pd.impl_info_str()) && !padded_much(pd, e.args, plain);
+    pd = primitive_desc(dir, g, false, bf16);
+    found = !is_reference(pd.impl_info_str()) && !padded_much(pd, e.args, descs(g, true, dir, bf16));
   } catch (const dnnl::error &) {
   }
   if (!found) {
     try {
-      dnnl::primitive_desc_base flat = primitive_desc(dir, g, plain);
+      dnnl::primitive_desc_base flat = primitive_desc(dir, g, true, bf16);
       if (!is_reference(flat.impl_info_str())) pd = flat, found = true;
     } catch (const dnnl::error &) {
     }

@@ -17,6 +17,8 @@ enum WorkspaceSlot : int {
   kSlotWeights,      // oneDNN: w or dw in the primitive's layout
   kSlotDst,          // oneDNN: y or dy in the primitive's layout
   kSlotScratchpad,   // oneDNN: the primitive's scratchpad (scratchpad_mode::user)
+  kSlotGemmA,        // bf16 precision: the rounded copy of a product's A (GemmBf16.cpp)
+  kSlotGemmB,        // bf16 precision: the rounded copy of a product's B
   kWorkspaceSlots,
 };
 

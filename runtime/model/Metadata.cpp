@@ -105,6 +105,9 @@ TrainSpec train_spec(const Node &n) {
   if (n.has("average_every")) t.average_every = n.at("average_every").i();
   if (n.has("checkpoint_every")) t.checkpoint_every = n.at("checkpoint_every").i();
   if (n.has("lr_scaling")) t.lr_scaling = n.at("lr_scaling").s();
+  if (n.has("precision")) t.precision = n.at("precision").s();
+  DXRT_CHECK(t.precision == "fp32" || t.precision == "bf16",
+             str("model metadata: unknown precision '", t.precision, "'"), kHint);
   if (n.has("target")) {
     Node g = n.child("target");
     t.target = TargetSpec{g.at("metric").s(), g.at("op").s(), g.at("value").d()};

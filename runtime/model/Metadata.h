@@ -54,6 +54,7 @@ struct TrainSpec {
   std::string sync = "allreduce";
   int64_t average_every = 0, checkpoint_every = 0;
   std::string lr_scaling = "none";
+  std::string precision = "fp32"; // or bf16 (kernels/Precision.h); absent in fp32 models' metadata
   std::optional<TargetSpec> target;
 };
 
@@ -84,6 +85,11 @@ struct Metadata {
   // C when it holds C >= 2 class scores per label ([B, C, ...label_shape],
   // C the dataset's classes when it declares them), else 0;
   int64_t score_classes() const;
+  // The train block's precision: fp32 or bf16 (fp32 without a train block).
+  const std::string &precision() const {
+    static const std::string fp32 = "fp32";
+    return train ? train->precision : fp32;
+  }
   // whether it has the shape of the dataset's continuous targets;
   bool predicts_targets() const;
   // and so the task: classification, segmentation (labels per pixel or

@@ -24,9 +24,14 @@ uint64_t metadata_hash(const std::string &json) {
   // The compiled target does not change the arenas' layout: a model's
   // checkpoints resume on either (trained on a GPU, continued or exported
   // on the CPU). The CPU's text is hashed, so CPU hashes stay what they were.
+  // Nor does the precision (weights, gradients and optimizer state are fp32
+  // in both): an fp32 checkpoint loads into a bf16 build and back. fp32
+  // metadata has no "precision" (the text before it existed).
   static const std::string kCuda = "\"target\":\"cuda\"", kCpu = "\"target\":\"cpu\"";
+  static const std::string kBf16 = ",\"precision\":\"bf16\"";
   std::string text = json;
   if (size_t at = text.find(kCuda); at != std::string::npos) text.replace(at, kCuda.size(), kCpu);
+  if (size_t at = text.find(kBf16); at != std::string::npos) text.erase(at, kBf16.size());
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;

@@ -128,6 +128,8 @@ int Trainer::run() {
       return kExitOk;
     }
     if (cfg_.checkpoint_every > 0 && done % cfg_.checkpoint_every == 0) checkpoint("epoch");
+    // --max-steps reached with the epoch's last step: no empty epoch after it.
+    if (cfg_.max_steps && p_.step >= cfg_.max_steps) break;
   }
   const double total = elapsed();
   log_.end(p_.train_time_s, total);

@@ -21,7 +21,28 @@ for determinism (same key, same result; another key, another result) and for
 the exact rule of their gradient (see check_dropout / check_randn_like).
 
   /usr/bin/python3 gradcheck.py --dxc build/compiler/dxc --build-dir build [-k NAME] [-j 2] [-v]
-      [--dxc-flag=FLAG ...]
+      [--dxc-flag=FLAG ...] [--bf16]
+
+--bf16 compiles every case with --precision bf16: convolutions and dense
+layers read their inputs rounded to bf16 (8 significant bits, unit roundoff
+u = 2^-9) and accumulate in fp32, in the forward pass and in both gradients
+(whose products read the rounded output gradient dy). Two checks then:
+
+  * the loss, every gradient (autograd) and buffer update against a float64
+    reference that rounds exactly those inputs the same way (BF16_EMULATE:
+    x and w of each product forward, dy backward, straight through
+    otherwise), at the fp32 tolerance TOL: what remains is fp32's rounding
+    elsewhere, so this is as tight as the fp32 check and finds any
+    operator whose bf16 gradient is wrong;
+  * every gradient against finite differences of the exact float64
+    reference at BF16_FD_TOL = 0.1: how far bf16 moves a gradient from the
+    exact one, a sanity bound. A product of two rounded inputs is off by up
+    to 2u = 3.9e-3 per term; a case's gradient passes through up to four
+    products, and a gradient that is a sum of terms of both signs (a bias
+    before a product of two branches: broadcast_rank3, mul) loses the
+    cancelled part's relative accuracy: the cases measure up to 6.0e-2
+    (31u). A wrong gradient gives order 1 (a factor 2 is 0.5); the first
+    check is the one that finds a wrong bf16 gradient.
 """
 import argparse
 import concurrent.futures
@@ -42,6 +63,8 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
 TOL = 1e-3
+BF16_FD_TOL = 0.1
+BF16 = False  # --bf16 (see above)
 FD_STEP = 1e-6
 
 torch.set_num_threads(1)
@@ -76,8 +99,49 @@ def same_pad(n, k, s, d):
     return total // 2, total - total // 2
 
 
+def to_bf16(t):
+    """Rounds to bf16 (nearest even) and back: float64 values with 8 significant bits."""
+    return t.to(torch.float32).to(torch.bfloat16).to(torch.float64)
+
+
+class _RoundInput(torch.autograd.Function):
+    """A product's input as bf16 sees it; the gradient passes straight through."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return to_bf16(t)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class _RoundGradient(torch.autograd.Function):
+    """The identity, whose gradient (a product's dy) is rounded to bf16."""
+
+    @staticmethod
+    def forward(ctx, t):
+        return t.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return to_bf16(g)
+
+
+def product(f, x, w, *args, **kw):
+    """f(x, w, ...) of a convolution or dense layer, without its bias: in
+    BF16_EMULATE mode as DeepEx's bf16 precision computes it."""
+    if not BF16_EMULATE:
+        return f(x, w, None, *args, **kw)
+    return _RoundGradient.apply(f(_RoundInput.apply(x), _RoundInput.apply(w), None, *args, **kw))
+
+
+BF16_EMULATE = False  # set while check_fd evaluates the bf16 reference
+
+
 def dense(c, name, h, bias=True):
-    return F.linear(h, c.p(name + ".weight"), c.p(name + ".bias") if bias else None)
+    y = product(F.linear, h, c.p(name + ".weight"))
+    return y + c.p(name + ".bias") if bias else y
 
 
 def resolve_pad(h, pad, k, s, d):
@@ -105,7 +169,8 @@ def conv(c, name, h, kernel, stride=1, pad=0, dilation=1, groups=1, bias=True):
     k, s, d = pair(kernel, n), pair(stride, n), pair(dilation, n)
     h = f_pad(h, resolve_pad(h, pad, k, s, d))
     f = F.conv3d if n == 3 else F.conv2d
-    return f(h, c.p(name + ".weight"), c.p(name + ".bias") if bias else None, s, 0, d, groups)
+    y = product(f, h, c.p(name + ".weight"), s, 0, d, groups)
+    return y + c.p(name + ".bias").view((1, -1) + (1,) * n) if bias else y
 
 
 def conv_t(c, name, h, kernel, stride=1, pad=0, dilation=1, groups=1, output_padding=0, bias=True):
@@ -118,7 +183,7 @@ def conv_t(c, name, h, kernel, stride=1, pad=0, dilation=1, groups=1, output_pad
     else:
         lohi = [(p, p) for p in pair(pad, n)]
     f = F.conv_transpose3d if n == 3 else F.conv_transpose2d
-    y = f(h, c.p(name + ".weight"), None, s, 0, op, groups, d)
+    y = product(f, h, c.p(name + ".weight"), s, 0, op, groups, d)
     y = y[(slice(None), slice(None)) + tuple(slice(lo, y.shape[2 + i] - hi) for i, (lo, hi) in enumerate(lohi))]
     if bias:
         y = y + c.p(name + ".bias").view((1, -1) + (1,) * n)
@@ -469,10 +534,12 @@ def th(c, x):
 
 
 ref("sum_axis")(lambda c, x, L: msq(dense(c, "dense_2", th(c, x).sum(2))))
-ref("sum_axes_keepdim")(lambda c, x, L: msq(dense(c, "dense_2", (th(c, x) * th(c, x).sum((1, 2), keepdim=True)).flatten(1))))
-ref("mean_axis")(lambda c, x, L: msq(dense(c, "dense_2", torch.cat([th(c, x).mean(1), th(c, x).mean(-1)], 1) * 2.0)))
-ref("mean_keepdim")(lambda c, x, L: msq(dense(c, "dense_2", (th(c, x) * th(c, x).mean(2, keepdim=True)).flatten(1))))
-ref("sum_mean_all")(lambda c, x, L: msq(dense(c, "dense_2", (th(c, x) * th(c, x).sum() + th(c, x).mean()).flatten(1))))
+# h computed once, as the model computes it (in bf16 the one dense layer's
+# weight gradient rounds the sum of the gradients reaching h).
+ref("sum_axes_keepdim")(lambda c, x, L: (lambda h: msq(dense(c, "dense_2", (h * h.sum((1, 2), keepdim=True)).flatten(1))))(th(c, x)))
+ref("mean_axis")(lambda c, x, L: (lambda h: msq(dense(c, "dense_2", torch.cat([h.mean(1), h.mean(-1)], 1) * 2.0)))(th(c, x)))
+ref("mean_keepdim")(lambda c, x, L: (lambda h: msq(dense(c, "dense_2", (h * h.mean(2, keepdim=True)).flatten(1))))(th(c, x)))
+ref("sum_mean_all")(lambda c, x, L: (lambda h: msq(dense(c, "dense_2", (h * h.sum() + h.mean()).flatten(1))))(th(c, x)))
 
 
 @ref("reduce_batch")
@@ -685,13 +752,26 @@ def check_fd(name, spec, meta, got, inputs):
                 down = f(th)[0].item()
                 th[i] = v
                 g_fd[i] = (up - down) / (2 * FD_STEP)
+    g_exact = g_ag
+    if BF16:  # loss, autograd and buffers against the reference that rounds as bf16 does
+        global BF16_EMULATE
+        BF16_EMULATE = True
+        try:
+            th = theta.clone().requires_grad_(True)
+            loss, c = f(th)
+            (g_ag,) = torch.autograd.grad(loss, th)
+            g_ag = g_ag.numpy()
+        finally:
+            BF16_EMULATE = False
+    tol = spec["tol"]
+    fd_tol = BF16_FD_TOL if BF16 else tol
     r = dict(loss=rel(loss32, loss.item()), fd=0.0, ag=0.0, buf=0.0 if meta["buffers"] else float("nan"),
              worst="", ref=0.0)
     for p in meta["params"]:
         s = slice(p["offset"], p["offset"] + p["size"])
         e_fd, e_ag = rel(grads32[s], g_fd[s]), rel(grads32[s], g_ag[s])
-        r["ref"] = max(r["ref"], rel(g_ag[s], g_fd[s]))  # the reference's own consistency
-        if max(e_fd, e_ag) > max(r["fd"], r["ag"]):
+        r["ref"] = max(r["ref"], rel(g_exact[s], g_fd[s]))  # the reference's own consistency
+        if max(e_fd / fd_tol, e_ag / tol) > max(r["fd"] / fd_tol, r["ag"] / tol):
             r["worst"] = p["name"]
         r["fd"], r["ag"] = max(r["fd"], e_fd), max(r["ag"], e_ag)
     for b in meta["buffers"]:
@@ -702,11 +782,15 @@ def check_fd(name, spec, meta, got, inputs):
             r["buf"] = e
             if e > spec["tol"]:
                 r["worst"] = b["name"]
-    tol = spec["tol"]
     ok = all(np.isfinite(v) for v in (r["loss"], r["fd"], r["ag"]))
-    ok = ok and r["loss"] < tol and r["fd"] < tol and r["ag"] < tol and r["ref"] < 1e-5
+    ok = ok and r["loss"] < tol and r["fd"] < fd_tol and r["ag"] < tol and r["ref"] < 1e-5
     ok = ok and (not meta["buffers"] or r["buf"] < tol)
     return ok, r
+
+
+def rb(a):
+    """A product's input as the build's precision sees it (numpy, float64)."""
+    return to_bf16(torch.from_numpy(np.asarray(a, np.float64))).numpy() if BF16 else a
 
 
 def check_dropout(name, meta, d, exe, inputs, p):
@@ -723,9 +807,9 @@ def check_dropout(name, meta, d, exe, inputs, p):
     scale = 1 / (1 - p)
     mask_ok = bool(np.all((np.abs(gb) < 1e-7) | (np.abs(gb - scale) < 1e-6 * scale)))
     kept = float(np.mean(gb > 0.5 * scale))
-    h = W @ x[0].astype(np.float64) + bias
+    h = rb(W) @ rb(x[0].astype(np.float64)) + bias
     errs = {"mask values": 0.0 if mask_ok else 1.0,
-            "dW = dbias * x": rel(gw, np.outer(gb, x[0])),
+            "dW = dbias * x": rel(gw, np.outer(rb(gb), rb(x[0].astype(np.float64)))),
             "forward mask == backward mask": rel(loss, float(np.dot(h, gb)))}
     loss2, g2, _ = step(d, exe, *inputs, tag="again")
     errs["same key, same result"] = 0.0 if (loss2 == loss and np.array_equal(g2, g)) else 1.0
@@ -745,12 +829,12 @@ def check_randn_like(name, meta, d, exe, inputs):
     P = {q["name"]: q for q in meta["params"]}
     get = lambda a, n: a[P[n]["offset"]:P[n]["offset"] + P[n]["size"]].astype(np.float64).reshape(P[n]["shape"])
     x0 = x[0].astype(np.float64)
-    mu = get(params, "dense_1.weight") @ x0 + get(params, "dense_1.bias")
-    lv = get(params, "dense_2.weight") @ x0 + get(params, "dense_2.bias")
+    mu = rb(get(params, "dense_1.weight")) @ rb(x0) + get(params, "dense_1.bias")
+    lv = rb(get(params, "dense_2.weight")) @ rb(x0) + get(params, "dense_2.bias")
     eps = get(g, "dense_2.bias") / (0.5 * np.exp(0.5 * lv))
     errs = {"d mu = 1": rel(get(g, "dense_1.bias"), np.ones(64)),
-            "dW = dbias * x": max(rel(get(g, "dense_1.weight"), np.outer(get(g, "dense_1.bias"), x0)),
-                                  rel(get(g, "dense_2.weight"), np.outer(get(g, "dense_2.bias"), x0))),
+            "dW = dbias * x": max(rel(get(g, "dense_1.weight"), np.outer(rb(get(g, "dense_1.bias")), rb(x0))),
+                                  rel(get(g, "dense_2.weight"), np.outer(rb(get(g, "dense_2.bias")), rb(x0)))),
             "forward noise == backward noise": rel(loss, float(np.sum(mu + np.exp(0.5 * lv) * eps)))}
     loss2, g2, _ = step(d, exe, *inputs, tag="again")
     errs["same key, same result"] = 0.0 if (loss2 == loss and np.array_equal(g2, g)) else 1.0
@@ -779,7 +863,13 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work directory")
     ap.add_argument("--dxc-flag", action="append", default=[], metavar="FLAG",
                     help="pass FLAG to every dxc compile (e.g. --dxc-flag=--emulate-gpu=reverse)")
+    ap.add_argument("--bf16", action="store_true",
+                    help="compile with --precision bf16 and check against bf16-rounding references (see above)")
     args = ap.parse_args()
+    global BF16
+    BF16 = args.bf16
+    if BF16:
+        args.dxc_flag.append("--precision=bf16")
 
     names = sorted(f[:-3] for f in os.listdir(os.path.join(HERE, "cases")) if f.endswith(".dx"))
     missing = [n for n in names if n not in REFS and n not in RANDOM]
@@ -829,6 +919,9 @@ def main():
                   f"{name:<32} {fmt(r['loss'])} {fmt(r['fd'])} {'-':>11} {fmt(r['buf'])} "
                   f"{fmt(r.get('rules', float('nan')))}  {'PASS' if ok else 'FAIL'}{note}")
             sys.stdout.flush()
+    if BF16:
+        print(f"bf16: loss, autograd and buffers against the bf16-rounding float64 reference at {TOL:g}, "
+              f"finite differences of the exact float64 reference at {BF16_FD_TOL:g}")
     print(f"{len(names) - failed} of {len(names)} cases passed, tolerance {TOL:g} "
           f"(relative: max|a-b| / max(max|b|, 1e-6)), {time.time() - t0:.0f} s")
     if args.keep:

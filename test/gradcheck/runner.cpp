@@ -15,6 +15,7 @@
 // Linked with: runner object/library first, then the model object, then
 // libdxrt.a (whose own main() is then not pulled in).
 #include "dxrt/abi.h"
+#include "kernels/Precision.h"
 
 #include <nlohmann/json.hpp>
 
@@ -127,6 +128,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   nlohmann::json meta = nlohmann::json::parse(dx_model_metadata);
+  // A bf16 build's products read bf16 inputs, as its executable's do (Run.cpp).
+  if (meta.contains("train")) {
+    const std::string precision = meta["train"].value("precision", "fp32");
+    try {
+      dxrt::set_matmul_precision("runner", precision.c_str());
+    } catch (const std::exception &e) {
+      fail(e.what());
+    }
+  }
   int64_t paramFloats = meta.at("param_floats"), bufferFloats = meta.at("buffer_floats");
   int64_t sampleFloats = meta.at("input").at("floats");
 

@@ -171,3 +171,58 @@ func.func @not_worth_it(%f: tensor<?x64xf32>, %l: tensor<?x5xf32>) -> (tensor<?x
   } -> tensor<?x5xf32>
   return %fc, %lc : tensor<?x64xf32>, tensor<?x5xf32>
 }
+
+// -----
+
+// A statistic read along two dims at once (t[c] and t[h] of a [N, 8, 8, 32]
+// tensor): the consumer's tile would need one channel of t and all of t,
+// two different tiles of one producer. The consumer is left unfused (the
+// function as it was before the attempt), and a later candidate in the
+// same function still fuses.
+// CHECK-LABEL: func.func @two_tiles_of_one_statistic(
+// CHECK: %[[T:.*]] = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%{{.*}}, %[[T]], %[[T]] :
+// CHECK-NOT: dx.reduction_fusion_tried
+// CHECK: scf.for
+// CHECK: iterator_types = ["reduction", "parallel", "reduction", "reduction"]
+// CHECK: scf.yield
+// CHECK: return %[[Y]],
+#x = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+#hh = affine_map<(n, c, h, w) -> (h)>
+func.func @two_tiles_of_one_statistic(%x: tensor<?x8x8x32xf32>, %z: tensor<?x8x32x32xf32>) -> (tensor<?x8x8x32xf32>, tensor<?x8x32x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8x8x32xf32>
+  %e8 = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %t = linalg.generic {indexing_maps = [#x, #ch], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<?x8x8x32xf32>) outs(%acc : tensor<8xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %s1 = arith.addf %s, %a : f32
+    linalg.yield %s1 : f32
+  } -> tensor<8xf32>
+  %ey = tensor.empty(%n) : tensor<?x8x8x32xf32>
+  %y = linalg.generic {indexing_maps = [#x, #ch, #hh, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %t, %t : tensor<?x8x8x32xf32>, tensor<8xf32>, tensor<8xf32>) outs(%ey : tensor<?x8x8x32xf32>) {
+  ^bb0(%a: f32, %p: f32, %q: f32, %o: f32):
+    %d = arith.mulf %a, %p : f32
+    %r = arith.mulf %d, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8x8x32xf32>
+  %accz = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sz = linalg.generic {indexing_maps = [#x, #ch], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%z : tensor<?x8x32x32xf32>) outs(%accz : tensor<8xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %s1 = arith.addf %s, %a : f32
+    linalg.yield %s1 : f32
+  } -> tensor<8xf32>
+  %ez = tensor.empty(%n) : tensor<?x8x32x32xf32>
+  %yz = linalg.generic {indexing_maps = [#x, #ch, #x], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%z, %sz : tensor<?x8x32x32xf32>, tensor<8xf32>) outs(%ez : tensor<?x8x32x32xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<?x8x32x32xf32>
+  return %y, %yz : tensor<?x8x8x32xf32>, tensor<?x8x32x32xf32>
+}
