@@ -4,7 +4,6 @@
 // where oneDNN has none (or everywhere with DXRT_CONV=im2col). See Conv2d.h.
 #include "dxrt/kernels.h"
 #include "kernels/Conv2d.h"
-#include "kernels/Precision.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -42,11 +41,8 @@ bool direct_enabled() {
   return d != 0;
 }
 
-// The direct kernel is fp32: in bf16 precision every convolution reads
-// bf16 inputs (oneDNN's bf16 kernels, or im2col with a bf16 GEMM).
 bool direct(ConvDir dir, const ConvGeometry &g) {
-  return conv_backend() == ConvBackend::kOnednn && direct_enabled() && matmul_precision() == Precision::kFp32 &&
-         conv2d_direct_applies(dir, g);
+  return conv_backend() == ConvBackend::kOnednn && direct_enabled() && conv2d_direct_applies(dir, g);
 }
 
 void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {

@@ -18,7 +18,15 @@
 // dy once per tap, which lost to oneDNN). One source is compiled for
 // AVX-512, AVX2 and the baseline and chosen at run time (GCC vector
 // extensions).
+//
+// In bf16 precision (Precision.h) the kernel reads its inputs as the bf16
+// kernels do, rounded, and still accumulates in fp32: x is rounded as it is
+// copied into the padded planes, w into a small copy, and for the weight
+// gradient each image's dy into a per-thread copy (256 KiB for 16 planes of
+// 64x64, read back from cache). Such a layer is memory-bound, so this keeps
+// the direct kernel's speed while the numbers are those of bf16.
 #include "kernels/Conv2d.h"
+#include "kernels/Precision.h"
 
 #include <algorithm>
 #include <cstring>
@@ -48,16 +56,21 @@ struct Planes {
   const float *plane(int64_t c) const { return data + c * hp * wp; }
 };
 
-// x's image copied with its padding into this thread's buffer.
-Planes pad_image(const ConvGeometry &g, const float *x) {
+// x's image copied with its padding into this thread's buffer; with
+// `round`, rounded to bf16.
+Planes pad_image(const ConvGeometry &g, const float *x, bool round) {
   thread_local std::vector<float> buffer;
   const int64_t wo_round = (g.wo + kLanes - 1) / kLanes * kLanes;
   const int64_t hp = g.h + g.pt + g.pb, wp = std::max(g.w + g.pl + g.pr, wo_round + g.kw - 1);
   buffer.assign(size_t(g.c * hp * wp), 0.0f);
   float *data = buffer.data();
   for (int64_t c = 0; c < g.c; ++c)
-    for (int64_t i = 0; i < g.h; ++i)
-      std::memcpy(data + (c * hp + i + g.pt) * wp + g.pl, x + (c * g.h + i) * g.w, size_t(g.w) * sizeof(float));
+    for (int64_t i = 0; i < g.h; ++i) {
+      float *dst = data + (c * hp + i + g.pt) * wp + g.pl;
+      const float *src = x + (c * g.h + i) * g.w;
+      if (round) round_to_bf16(src, dst, g.w);
+      else std::memcpy(dst, src, size_t(g.w) * sizeof(float));
+    }
   return {data, hp, wp};
 }
 
@@ -129,9 +142,15 @@ inline __attribute__((always_inline)) void forward_filters(const ConvGeometry &g
 
 template <class Tail>
 inline __attribute__((always_inline)) void forward_impl(const ConvGeometry &g, const float *x, const float *w,
-                                                        float *y) {
+                                                        float *y, bool round) {
+  thread_local std::vector<float> rounded_w;
+  if (round) {
+    rounded_w.resize(size_t(g.f * g.c * g.kh * g.kw));
+    round_to_bf16(w, rounded_w.data(), int64_t(rounded_w.size()));
+    w = rounded_w.data();
+  }
   for (int64_t n = 0; n < g.n; ++n) {
-    const Planes p = pad_image(g, x + n * g.c * g.h * g.w);
+    const Planes p = pad_image(g, x + n * g.c * g.h * g.w, round);
     float *yn = y + n * g.f * g.ho * g.wo;
     int64_t f = 0;
     for (; f + 8 <= g.f; f += 8) forward_filters<8, Tail>(g, p, w, yn, f);
@@ -139,14 +158,16 @@ inline __attribute__((always_inline)) void forward_impl(const ConvGeometry &g, c
   }
 }
 
-__attribute__((target("avx512f"))) void forward_avx512(const ConvGeometry &g, const float *x, const float *w, float *y) {
-  forward_impl<TailAvx512>(g, x, w, y);
+__attribute__((target("avx512f"))) void forward_avx512(const ConvGeometry &g, const float *x, const float *w, float *y,
+                                                       bool round) {
+  forward_impl<TailAvx512>(g, x, w, y, round);
 }
-__attribute__((target("avx2,fma"))) void forward_avx2(const ConvGeometry &g, const float *x, const float *w, float *y) {
-  forward_impl<TailLanes>(g, x, w, y);
+__attribute__((target("avx2,fma"))) void forward_avx2(const ConvGeometry &g, const float *x, const float *w, float *y,
+                                                     bool round) {
+  forward_impl<TailLanes>(g, x, w, y, round);
 }
-void forward_baseline(const ConvGeometry &g, const float *x, const float *w, float *y) {
-  forward_impl<TailLanes>(g, x, w, y);
+void forward_baseline(const ConvGeometry &g, const float *x, const float *w, float *y, bool round) {
+  forward_impl<TailLanes>(g, x, w, y, round);
 }
 
 // ---- the weight gradient ----
@@ -250,17 +271,24 @@ bool all_finite(const float *x, int64_t n) {
 // once; the sums in float vectors, their lanes added in double at the end.
 template <int C, int KH, int KW, class Tail>
 inline __attribute__((always_inline)) void weight_grad_loop(const ConvGeometry &g, const float *x, float *dw,
-                                                            const float *dy) {
-  thread_local std::vector<float> sum_buffer;
-  const int64_t taps = g.c * g.kh * g.kw;
+                                                            const float *dy, bool round) {
+  thread_local std::vector<float> sum_buffer, rounded_dy;
+  const int64_t taps = g.c * g.kh * g.kw, dy_image = g.f * g.ho * g.wo;
   sum_buffer.assign(size_t(g.f * taps * kLanes), 0.0f);
   float *sums = sum_buffer.data();
+  if (round) rounded_dy.resize(size_t(dy_image));
   for (int64_t n = 0; n < g.n; ++n) {
     const float *xn = x + n * g.c * g.h * g.w;
-    const Planes p = pad_image(g, xn);
-    const bool finite = all_finite(xn, g.c * g.h * g.w);
+    const Planes p = pad_image(g, xn, round);
+    // Rounding can overflow a huge finite value to infinity: test what the loops read.
+    const bool finite = round ? all_finite(p.data, g.c * p.hp * p.wp) : all_finite(xn, g.c * g.h * g.w);
+    const float *dyn = dy + n * dy_image;
+    if (round) {
+      round_to_bf16(dyn, rounded_dy.data(), dy_image);
+      dyn = rounded_dy.data();
+    }
     for (int64_t f = 0; f < g.f; ++f) {
-      const float *dyf = dy + (n * g.f + f) * g.ho * g.wo;
+      const float *dyf = dyn + f * g.ho * g.wo;
       float *s = sums + f * taps * kLanes;
       if (finite) weight_grad_filter<C, KH, KW, Tail>(g, p, dyf, s);
       else weight_grad_filter_masked<Tail>(g, p, dyf, s);
@@ -275,30 +303,31 @@ inline __attribute__((always_inline)) void weight_grad_loop(const ConvGeometry &
 
 template <class Tail>
 inline __attribute__((always_inline)) void weight_grad_impl(const ConvGeometry &g, const float *x, float *dw,
-                                                            const float *dy) {
-  if (g.kh == 3 && g.kw == 3 && g.c == 1) return weight_grad_loop<1, 3, 3, Tail>(g, x, dw, dy);
-  if (g.kh == 5 && g.kw == 5 && g.c == 1) return weight_grad_loop<1, 5, 5, Tail>(g, x, dw, dy);
-  weight_grad_loop<0, 0, 0, Tail>(g, x, dw, dy);
+                                                            const float *dy, bool round) {
+  if (g.kh == 3 && g.kw == 3 && g.c == 1) return weight_grad_loop<1, 3, 3, Tail>(g, x, dw, dy, round);
+  if (g.kh == 5 && g.kw == 5 && g.c == 1) return weight_grad_loop<1, 5, 5, Tail>(g, x, dw, dy, round);
+  weight_grad_loop<0, 0, 0, Tail>(g, x, dw, dy, round);
 }
 
 __attribute__((target("avx512f"))) void weight_grad_avx512(const ConvGeometry &g, const float *x, float *dw,
-                                                           const float *dy) {
-  weight_grad_impl<TailAvx512>(g, x, dw, dy);
+                                                           const float *dy, bool round) {
+  weight_grad_impl<TailAvx512>(g, x, dw, dy, round);
 }
 __attribute__((target("avx2,fma"))) void weight_grad_avx2(const ConvGeometry &g, const float *x, float *dw,
-                                                          const float *dy) {
-  weight_grad_impl<TailAvx2>(g, x, dw, dy);
+                                                          const float *dy, bool round) {
+  weight_grad_impl<TailAvx2>(g, x, dw, dy, round);
 }
-void weight_grad_baseline(const ConvGeometry &g, const float *x, float *dw, const float *dy) {
-  weight_grad_impl<TailLanes>(g, x, dw, dy);
+void weight_grad_baseline(const ConvGeometry &g, const float *x, float *dw, const float *dy, bool round) {
+  weight_grad_impl<TailLanes>(g, x, dw, dy, round);
 }
 
 // ---- dispatch ----
 
-// Both directions of one ISA. Forward: (x, w, y); weight gradient: (x, dw, dy).
+// Both directions of one ISA. Forward: (x, w, y); weight gradient: (x, dw,
+// dy); with `round`, the inputs rounded to bf16 first.
 struct Variant {
-  void (*forward)(const ConvGeometry &, const float *, const float *, float *);
-  void (*weight_grad)(const ConvGeometry &, const float *, float *, const float *);
+  void (*forward)(const ConvGeometry &, const float *, const float *, float *, bool);
+  void (*weight_grad)(const ConvGeometry &, const float *, float *, const float *, bool);
 };
 
 constexpr Variant kAvx512 = {forward_avx512, weight_grad_avx512}, kAvx2 = {forward_avx2, weight_grad_avx2},
@@ -312,8 +341,9 @@ const Variant &variant() {
 }
 
 void run_variant(const Variant &v, ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
-  if (dir == ConvDir::kForward) v.forward(g, x, w, y);
-  else v.weight_grad(g, x, w, y);
+  const bool round = matmul_precision() == Precision::kBf16;
+  if (dir == ConvDir::kForward) v.forward(g, x, w, y, round);
+  else v.weight_grad(g, x, w, y, round);
 }
 
 #undef DXRT_LOAD

@@ -48,6 +48,19 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void to_bf16_avx
   }
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_avx512(const float *src, float *dst,
+                                                                                int64_t n) {
+  int64_t i = 0;
+  for (; i < n; i += 16) {
+    const __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    const __m256bh b = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, src + i));
+    // The maskz forms: GCC 12 warns that the plain ones' undefined vector may be used.
+    const __m512i wide =
+        _mm512_maskz_slli_epi32(m, _mm512_maskz_cvtepu16_epi32(m, reinterpret_cast<__m256i>(b)), 16);
+    _mm512_mask_storeu_ps(dst + i, m, _mm512_castsi512_ps(wide));
+  }
+}
+
 // VCVTNEPS2BF16's rounding in scalar code (without AVX512_BF16 a bf16 run is
 // refused; this serves tests and the conversion of odd sizes elsewhere).
 uint16_t round_bf16(float f) {
@@ -111,6 +124,14 @@ void to_bf16(const float *src, uint16_t *dst, int64_t n) {
     return;
   }
   for (int64_t i = 0; i < n; ++i) dst[i] = round_bf16(src[i]);
+}
+
+void round_to_bf16(const float *src, float *dst, int64_t n) {
+  if (cpu_has_bf16()) {
+    round_avx512(src, dst, n);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(round_bf16(src[i]));
 }
 
 float bf16_to_float(uint16_t b) {

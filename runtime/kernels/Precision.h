@@ -32,5 +32,9 @@ const char *onednn_isa();
 // code where the CPU has AVX512_BF16.
 void to_bf16(const float *src, uint16_t *dst, int64_t n);
 float bf16_to_float(uint16_t b);
+// dst[i] = src[i] rounded to bf16, as a float (the low 16 bits zero): for
+// kernels that compute in fp32 on inputs rounded as bf16 kernels see them
+// (the direct convolution). dst may be src.
+void round_to_bf16(const float *src, float *dst, int64_t n);
 
 } // namespace dxrt

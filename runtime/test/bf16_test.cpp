@@ -82,6 +82,20 @@ TEST(Bf16Rounding, EveryLengthAndTailAgreeWithOneAtATime) {
       else EXPECT_EQ(out[size_t(i)], one) << "n " << n << " i " << i;
     }
     EXPECT_EQ(out[size_t(n)], 0xabcd) << "wrote past the end at n " << n;
+    // round_to_bf16: the same values as floats, in place too.
+    std::vector<float> as_float(size_t(n) + 1, 7.0f), in_place(v.begin(), v.begin() + n);
+    dxrt::round_to_bf16(v.data(), as_float.data(), n);
+    dxrt::round_to_bf16(in_place.data(), in_place.data(), n);
+    for (int64_t i = 0; i < n; ++i) {
+      const float want = rounded(v[size_t(i)]);
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(as_float[size_t(i)]) && std::isnan(in_place[size_t(i)]));
+        continue;
+      }
+      EXPECT_EQ(as_float[size_t(i)], want) << "n " << n << " i " << i;
+      EXPECT_EQ(in_place[size_t(i)], want) << "n " << n << " i " << i;
+    }
+    EXPECT_EQ(as_float[size_t(n)], 7.0f) << "wrote past the end at n " << n;
   }
 }
 
@@ -220,8 +234,8 @@ TEST_P(Bf16Conv, ThreeDirectionsReadRoundedInputs) {
 }
 
 // A layer oneDNN runs blocked in bf16, a strided and a grouped one, and a
-// one-channel first layer (the fp32 build's direct kernel; in bf16 oneDNN's
-// plain-layout kernel or im2col with the bf16 GEMM).
+// one-channel first layer (the direct kernel, Conv2dDirect.cpp, rounding its
+// inputs: forward and weight gradient; the input gradient on oneDNN).
 INSTANTIATE_TEST_SUITE_P(Layers, Bf16Conv,
                          ::testing::Values(ConvCase{4, 16, 12, 12, 32, 3, 1, 1, 1}, ConvCase{3, 32, 11, 9, 16, 3, 2, 1, 1},
                                            ConvCase{2, 32, 8, 8, 32, 3, 1, 1, 4}, ConvCase{4, 1, 14, 14, 8, 5, 1, 2, 1}));
