@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -293,11 +294,130 @@ TEST(Pool, TwoByTwoAverageKeepsTheFirstNaN) {
   }
 }
 
+// Max pooling over every other window (kernels/Pool.cpp: separable loops
+// per instruction set, picked by DXRT_POOL_GENERAL) against argmax_window's
+// rule written out: a window's value is the bits of its first NaN, else of
+// its first maximal element (row-major), -inf when it lies in the padding;
+// its gradient is added to that element, in (oh, ow) order.
+struct MaxRule {
+  std::vector<float> y, dx;
+};
+MaxRule max_rule(const Pool &p, const std::vector<float> &x, const std::vector<float> &dy) {
+  MaxRule r{std::vector<float>(dy.size()), std::vector<float>(x.size(), 0.0f)};
+  for (int64_t pl = 0; pl < p.n * p.c; ++pl)
+    for (int64_t oh = 0; oh < p.ho(); ++oh)
+      for (int64_t ow = 0; ow < p.wo(); ++ow) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < p.kh; ++i)
+          for (int64_t j = 0; j < p.kw; ++j) {
+            int64_t ih = oh * p.sh - p.pt + i, iw = ow * p.sw - p.pl + j;
+            if (ih < 0 || ih >= p.h || iw < 0 || iw >= p.w) continue;
+            int64_t at = (pl * p.h + ih) * p.w + iw;
+            float v = x[size_t(at)];
+            if (best < 0 || (!std::isnan(x[size_t(best)]) && (std::isnan(v) || v > x[size_t(best)]))) best = at;
+          }
+        size_t o = size_t((pl * p.ho() + oh) * p.wo() + ow);
+        r.y[o] = best < 0 ? -std::numeric_limits<float>::infinity() : x[size_t(best)];
+        if (best >= 0) r.dx[size_t(best)] += dy[o];
+      }
+  return r;
+}
+
+// Planes of ties: a few levels, both zeros, infinities, NaNs of several
+// payloads and signs, by plane: (0) finite levels only, (1) with infinities
+// and a rare NaN, (2) mostly -inf (a real -inf next to the -inf padding),
+// (3) NaNs everywhere.
+std::vector<float> tied(const Pool &p, unsigned seed) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float levels[] = {-1.0f, 0.0f, -0.0f, 1.0f, 2.0f, 0.5f};
+  const uint32_t nans[] = {0x7fc00000, 0xffc00000, 0x7fc12345, 0xffd00001, 0x7f800001};
+  std::mt19937 g(seed);
+  std::vector<float> x(size_t(p.n * p.c * p.h * p.w));
+  const size_t plane = size_t(p.h * p.w);
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint32_t r = g() % 40;
+    float level = levels[g() % 6], nan = std::bit_cast<float>(nans[g() % 5]);
+    switch ((i / plane) % 4) {
+    case 0: x[i] = level; break;
+    case 1: x[i] = r == 0 ? nan : r < 6 ? (r % 2 ? inf : -inf) : level; break;
+    case 2: x[i] = r < 30 ? -inf : r == 30 ? nan : level; break;
+    default: x[i] = r < 8 ? nan : r < 12 ? inf : level; break;
+    }
+  }
+  return x;
+}
+
+// The paths to run: each one this CPU has, then the default.
+std::vector<std::string> max_paths_here() {
+  std::vector<std::string> v = {"windows", "generic"};
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx2")) v.push_back("avx2");
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f")) v.push_back("avx512f");
+#endif
+  v.push_back("");
+  return v;
+}
+
+TEST(Pool, GeneralMaxPathsFollowTheRuleBitForBit) {
+  //                                               kind n  c   h   w kh kw sh sw pt pb pl pr
+  const std::pair<const char *, Pool> geometries[] = {
+      {"3x3 s1 p1", {0, 2, 4, 9, 37, 3, 3, 1, 1, 1, 1, 1, 1}},
+      {"3x3 s1 p1 wide", {0, 1, 4, 5, 70, 3, 3, 1, 1, 1, 1, 1, 1}},
+      {"3x3 s2 p1", {0, 2, 4, 10, 37, 3, 3, 2, 2, 1, 1, 1, 1}},
+      {"3x3 s2 p0", {0, 2, 4, 11, 36, 3, 3, 2, 2, 0, 0, 0, 0}},
+      {"2x2 s1 p0", {0, 2, 4, 7, 35, 2, 2, 1, 1, 0, 0, 0, 0}},
+      {"2x2 s2 p1", {0, 2, 4, 7, 35, 2, 2, 2, 2, 1, 1, 1, 1}},
+      {"2x2 s2 same, odd", {0, 1, 4, 7, 33, 2, 2, 2, 2, 0, 1, 0, 1}},
+      {"2x2 s3", {0, 1, 4, 8, 29, 2, 2, 3, 3, 0, 0, 0, 0}},
+      {"5x5 s3 p2", {0, 2, 4, 13, 40, 5, 5, 3, 3, 2, 2, 2, 2}},
+      {"7x7 s4 p3", {0, 1, 4, 15, 50, 7, 7, 4, 4, 3, 3, 3, 3}},
+      {"1x3 s1 p(0,0,1,1)", {0, 2, 4, 5, 33, 1, 3, 1, 1, 0, 0, 1, 1}},
+      {"3x1 s(2,1) p(1,1,0,0)", {0, 2, 4, 9, 20, 3, 1, 2, 1, 1, 1, 0, 0}},
+      {"3x2 s(1,2) p(0,2,1,0)", {0, 1, 4, 6, 17, 3, 2, 1, 2, 0, 2, 1, 0}},
+      {"kh > h", {0, 2, 4, 2, 19, 5, 3, 1, 2, 2, 2, 1, 0}},
+      {"kw > w", {0, 2, 4, 3, 2, 3, 5, 1, 1, 1, 1, 2, 2}},
+      {"1x1 planes 3x3 s1 p1", {0, 4, 4, 1, 1, 3, 3, 1, 1, 1, 1, 1, 1}},
+      {"1x1 planes 3x3 s2 p1", {0, 4, 4, 1, 1, 3, 3, 2, 2, 1, 1, 1, 1}},
+      {"windows in the padding", {0, 1, 4, 3, 5, 3, 3, 1, 1, 4, 3, 4, 5}},
+      {"global 6x40", {0, 2, 4, 6, 40, 6, 40, 1, 1, 0, 0, 0, 0}},
+      // Planes of several blocks of output rows (the scratch of a block is about 48 KiB).
+      {"3x3 s1 p1 40x300", {0, 1, 4, 40, 300, 3, 3, 1, 1, 1, 1, 1, 1}},
+      {"3x3 s2 p1 41x301", {0, 1, 4, 41, 301, 3, 3, 2, 2, 1, 1, 1, 1}},
+  };
+  unsigned seed = 100;
+  for (const auto &[name, p] : geometries) {
+    SCOPED_TRACE(name);
+    auto x = tied(p, ++seed);
+    std::vector<float> dy(size_t(p.n * p.c * p.ho() * p.wo()));
+    std::mt19937 g(++seed);
+    for (float &v : dy) v = std::uniform_real_distribution<float>(-1, 1)(g); // sums whose bits depend on the order
+    MaxRule want = max_rule(p, x, dy);
+    for (const std::string &path : max_paths_here()) {
+      SCOPED_TRACE("DXRT_POOL_GENERAL=" + path);
+      if (path.empty())
+        unsetenv("DXRT_POOL_GENERAL");
+      else
+        setenv("DXRT_POOL_GENERAL", path.c_str(), 1);
+      EXPECT_EQ(first_difference(forward(p, x), want.y), "") << "forward";
+      EXPECT_EQ(first_difference(grad(p, x, dy), want.dx), "") << "gradient";
+    }
+  }
+  unsetenv("DXRT_POOL_GENERAL");
+}
+
 TEST(Pool, OverlappingWindowsAccumulate) {
   Pool p{0, 1, 1, 1, 3, 1, 2, 1, 1, 0, 0, 0, 0}; // windows {0,1} and {1,2}
   std::vector<float> x = {0, 5, 1}, dy = {2, 3};
   auto dx = grad(p, x, dy);
   EXPECT_EQ(dx, (std::vector<float>{0, 5, 0}));
+}
+
+TEST(PoolDeathTest, UnknownGeneralPathAbortsNamingTheVariable) {
+  Pool p{0, 1, 1, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1};
+  std::vector<float> x(9);
+  setenv("DXRT_POOL_GENERAL", "sse9", 1);
+  EXPECT_DEATH(forward(p, x), "DXRT_POOL_GENERAL=sse9 names no max pooling path");
+  unsetenv("DXRT_POOL_GENERAL");
 }
 
 TEST(PoolDeathTest, BadKindAbortsNamingTheKernel) {
