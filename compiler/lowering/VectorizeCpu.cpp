@@ -46,6 +46,66 @@ constexpr llvm::StringLiteral kStreaming = "dx.streaming";
 // ownership of each line and the eviction of what the cache holds.
 constexpr int64_t kStreamingBytes = 4 << 20;
 
+// ---- 0. unit dims read at a constant index ----
+
+// A keepdim statistic ([N, 1, H, W]: a softmax over channels, a sum over
+// axis 1 with keepdim) is written and read through maps with a constant 0,
+// (n, c, h, w) -> (n, 0, h, w). The steps below want projected
+// permutations (without them the op keeps scalar loops): such an operand is
+// read through a memref.collapse_shape that folds each unit dim indexed by
+// 0 into a neighbouring dim, and its map drops the 0. Returns the new op,
+// or g unchanged.
+linalg::GenericOp dropConstantUnitDims(mlir::RewriterBase &rw, linalg::GenericOp g) {
+  llvm::SmallVector<Value> operands;
+  llvm::SmallVector<mlir::AffineMap> maps;
+  bool changed = false;
+  rw.setInsertionPoint(g);
+  for (mlir::OpOperand &o : g->getOpOperands()) {
+    mlir::AffineMap m = g.getMatchingIndexingMap(&o);
+    auto t = mlir::cast<mlir::MemRefType>(o.get().getType());
+    llvm::SmallVector<int64_t> drop;
+    for (unsigned r = 0; r < m.getNumResults(); ++r) {
+      auto c = mlir::dyn_cast<mlir::AffineConstantExpr>(m.getResult(r));
+      if (c && c.getValue() == 0 && t.getDimSize(r) == 1) drop.push_back(r);
+    }
+    // All dims dropped (a [1] read at 0) would be a rank-0 memref: left as is.
+    if (drop.empty() || drop.size() == m.getNumResults()) {
+      operands.push_back(o.get());
+      maps.push_back(m);
+      continue;
+    }
+    // Each dropped dim joins the next kept dim's group; trailing ones the last.
+    llvm::SmallVector<mlir::ReassociationIndices> groups;
+    mlir::ReassociationIndices pending;
+    for (int64_t r = 0; r < (int64_t)m.getNumResults(); ++r) {
+      pending.push_back(r);
+      if (!llvm::is_contained(drop, r)) {
+        groups.push_back(pending);
+        pending.clear();
+      }
+    }
+    groups.back().append(pending.begin(), pending.end());
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(t, groups)) {
+      operands.push_back(o.get());
+      maps.push_back(m);
+      continue;
+    }
+    operands.push_back(rw.create<memref::CollapseShapeOp>(g.getLoc(), o.get(), groups));
+    llvm::SmallBitVector dropped(m.getNumResults());
+    for (int64_t r : drop) dropped.set(r);
+    maps.push_back(m.dropResults(dropped));
+    changed = true;
+  }
+  if (!changed) return g;
+  const unsigned nIn = g.getNumDpsInputs();
+  auto ins = llvm::ArrayRef<Value>(operands).take_front(nIn), outs = llvm::ArrayRef<Value>(operands).drop_front(nIn);
+  auto ng = rw.create<linalg::GenericOp>(g.getLoc(), mlir::TypeRange{}, ins, outs, maps, g.getIteratorTypesArray());
+  ng.getRegion().takeBody(g.getRegion());
+  for (mlir::NamedAttribute a : g->getDiscardableAttrs()) ng->setAttr(a.getName(), a.getValue());
+  rw.eraseOp(g);
+  return ng;
+}
+
 // ---- 1. collapsing contiguous dims ----
 
 // Runs of consecutive iteration dims with one iterator type that every
@@ -199,6 +259,7 @@ void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes, 
   if (g.getNumLoops() == 0 || g.getNumDpsInits() == 0) return;
   for (Value v : g->getOperands())
     if (!mlir::isa<mlir::MemRefType>(v.getType())) return;
+  g = dropConstantUnitDims(rw, g);
   g = collapse(rw, g);
   if (!innermostIsContiguous(g)) return;
   unsigned n = g.getNumLoops(), v = n - 1;

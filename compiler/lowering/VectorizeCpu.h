@@ -9,6 +9,9 @@ namespace dx {
 // dx-vectorize-cpu{vector-bits=N}: the CPU pipeline's vector code, on the
 // planned memrefs (after dx-plan-memory), before the remaining linalg ops
 // become scalar loops. For every linalg.generic:
+//  0. read operands indexed by a constant 0 in a unit dim (keepdim
+//     statistics, [N, 1, H, W] at (n, 0, h, w)) through a collapse_shape
+//     without that dim, so their maps are projected permutations;
 //  1. collapse runs of iteration dims that are contiguous in every operand
 //     and have the same iterator type ([N, C, H, W] batch-norm statistics
 //     become [N, C, H*W]; an elementwise op becomes 1-D);
