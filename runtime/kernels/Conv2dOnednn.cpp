@@ -116,16 +116,8 @@ Cache &cache() {
   return *c;
 }
 
-dnnl::primitive_attr user_scratchpad() {
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  return attr;
-}
-
 void init_scratchpad(Prim &p, const dnnl::primitive_desc_base &pd) {
-  memory::desc md = pd.scratchpad_desc();
-  p.scratchpad_bytes = md.get_size();
-  if (p.scratchpad_bytes > 0) p.scratchpad = memory(md, onednn().engine, nullptr);
+  p.scratchpad_bytes = onednn_scratchpad(pd, &p.scratchpad);
 }
 
 // The memory descriptors of the geometry: x, w, y, in `plain` layouts or
@@ -181,7 +173,7 @@ dnnl::primitive_desc_base primitive_desc(ConvDir dir, const ConvGeometry &g, boo
                      pad_l = three ? memory::dims{g.pf, g.pt, g.pl} : memory::dims{g.pt, g.pl},
                      pad_r = three ? memory::dims{g.pk, g.pb, g.pr} : memory::dims{g.pb, g.pr};
   const auto alg = dnnl::algorithm::convolution_direct;
-  dnnl::primitive_attr attr = user_scratchpad();
+  dnnl::primitive_attr attr = onednn_user_scratchpad();
   dnnl::convolution_forward::primitive_desc fwd(
       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, alg, f.x, f.w, f.y, strides, dilates, pad_l,
                                       pad_r),
@@ -262,7 +254,7 @@ bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
     op.slot = slots[i];
     bool out = i == e.output;
     dnnl::reorder::primitive_desc rpd(o.engine, out ? want : user[i], o.engine, out ? user[i] : want,
-                                      user_scratchpad());
+                                      onednn_user_scratchpad());
     op.reorder.p = dnnl::reorder(rpd);
     init_scratchpad(op.reorder, rpd);
   }
@@ -274,19 +266,9 @@ bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
 Entry &entry(ConvDir dir, const ConvGeometry &g) {
   Cache &c = cache();
   const Key key = key_of(dir, g);
-  Entry *victim = &c.entries[0];
-  for (Entry &e : c.entries) {
-    if (e.used && e.key == key) {
-      e.last_use = ++c.clock;
-      return e;
-    }
-    if (!e.used) {
-      victim = &e;
-      break; // entries fill from the front: no match further on
-    }
-    if (e.last_use < victim->last_use) victim = &e;
-  }
-  Entry &e = *victim;
+  bool hit = false;
+  Entry &e = onednn_cache_slot(c.entries, c.clock, key, hit);
+  if (hit) return e;
   e = Entry();
   e.key = key;
   e.used = true;

@@ -56,8 +56,7 @@ void build(Entry &e, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float al
   memory::desc a({M, K}, bf16, ta ? memory::dims{1, M} : memory::dims{K, 1});
   memory::desc b({K, N}, bf16, tb ? memory::dims{1, K} : memory::dims{N, 1});
   memory::desc c({M, N}, f32, memory::dims{ldc, 1});
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  dnnl::primitive_attr attr = onednn_user_scratchpad();
   if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
   if (beta != 0.0f) {
     dnnl::post_ops po;
@@ -69,27 +68,15 @@ void build(Entry &e, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float al
   e.a = memory(a, o.engine, nullptr);
   e.b = memory(b, o.engine, nullptr);
   e.c = memory(c, o.engine, nullptr);
-  memory::desc sp = pd.scratchpad_desc();
-  e.scratchpad_bytes = sp.get_size();
-  if (e.scratchpad_bytes) e.scratchpad = memory(sp, o.engine, nullptr);
+  e.scratchpad_bytes = onednn_scratchpad(pd, &e.scratchpad);
 }
 
 Entry &entry(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, float beta, int64_t ldc) {
   Cache &c = cache();
-  Key key{{int64_t(ta), int64_t(tb), M, N, K, ldc, 0}, alpha, beta};
-  Entry *victim = &c.entries[0];
-  for (Entry &e : c.entries) {
-    if (e.used && e.key == key) {
-      e.last_use = ++c.clock;
-      return e;
-    }
-    if (!e.used) {
-      victim = &e;
-      break;
-    }
-    if (e.last_use < victim->last_use) victim = &e;
-  }
-  Entry &e = *victim;
+  const Key key{{int64_t(ta), int64_t(tb), M, N, K, ldc, 0}, alpha, beta};
+  bool hit = false;
+  Entry &e = onednn_cache_slot(c.entries, c.clock, key, hit);
+  if (hit) return e;
   e = Entry();
   try {
     build(e, ta, tb, M, N, K, alpha, beta, ldc);

@@ -67,6 +67,19 @@ void onednn_execute(const char *kernel, const dnnl::primitive &p, int n, const d
   if (s != dnnl_success) failed(kernel, "finish a primitive", s);
 }
 
+dnnl::primitive_attr onednn_user_scratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+size_t onednn_scratchpad(const dnnl::primitive_desc_base &pd, dnnl::memory *scratchpad) {
+  const dnnl::memory::desc md = pd.scratchpad_desc();
+  const size_t bytes = md.get_size();
+  if (bytes > 0) *scratchpad = dnnl::memory(md, onednn().engine, nullptr);
+  return bytes;
+}
+
 void onednn_set_data(const char *kernel, const dnnl::memory &m, void *data) {
   dnnl_status_t s = dnnl_memory_set_data_handle_v2(m.get(), data, onednn().stream.get());
   if (s != dnnl_success) failed(kernel, "set a data pointer", s);

@@ -6,6 +6,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace dxrt {
 
@@ -28,5 +29,37 @@ void onednn_execute(const char *kernel, const dnnl::primitive &p, int n, const d
 // Points m at data (a per-call pointer: the caller's tensor or a workspace
 // slot); aborts naming `kernel` on failure.
 void onednn_set_data(const char *kernel, const dnnl::memory &m, void *data);
+
+// Attributes with scratchpad_mode::user: the primitive's scratchpad is the
+// scratchpad workspace slot onednn_execute passes (in library mode oneDNN
+// may allocate one per execution).
+dnnl::primitive_attr onednn_user_scratchpad();
+
+// pd's scratchpad as a memory object without data, and its size (0: none).
+size_t onednn_scratchpad(const dnnl::primitive_desc_base &pd, dnnl::memory *scratchpad);
+
+// The slot of `key` in a per-thread cache of primitives (the convolutions',
+// the bf16 products'): its entry, marked used now, with `hit` true; else the
+// entry to build it in, with `hit` false: the first unused one (entries fill
+// from the front, so no match lies beyond it), or the least recently used.
+// Entry has `key`, `used` and `last_use`.
+template <class Entry, class Key, size_t N>
+Entry &onednn_cache_slot(Entry (&entries)[N], uint64_t &clock, const Key &key, bool &hit) {
+  Entry *victim = &entries[0];
+  for (Entry &e : entries) {
+    if (e.used && e.key == key) {
+      e.last_use = ++clock;
+      hit = true;
+      return e;
+    }
+    if (!e.used) {
+      victim = &e;
+      break;
+    }
+    if (e.last_use < victim->last_use) victim = &e;
+  }
+  hit = false;
+  return *victim;
+}
 
 } // namespace dxrt
