@@ -13,6 +13,7 @@
 #include "driver/MetricsLog.h"
 #include "driver/Signals.h"
 #include "kernels/Blas.h"
+#include "kernels/Conv2d.h"
 #include "kernels/Precision.h"
 #include "model/Arenas.h"
 #include "model/Backend.h"
@@ -112,6 +113,7 @@ int run(int argc, char **argv) {
       return kExitOk;
     }
     const int blas_threads = blas_init();
+    conv_backend(), conv_algorithm(); // a bad DXRT_CONV or DXRT_CONV_ALGORITHM ends the run here
     // bf16 on a CPU without bf16 instructions ends here, before any data is read.
     set_matmul_precision("the model", meta.precision().c_str());
     install_signal_handlers(str(argc > 0 ? argv[0] : "dxrt", world.size() > 1 ? str(": ", world.name()) : ""));

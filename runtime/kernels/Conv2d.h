@@ -63,6 +63,21 @@ bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy
 // primitives want dy in the same non-plain layout); for tests.
 bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
 
+// The algorithm of oneDNN's 2-D convolutions. kAuto (the default) runs
+// Winograd F(4x4, 3x3) where it is expected to pay and direct elsewhere
+// (conv2d_winograd_pays); kDirect never runs Winograd; kWinograd runs it
+// wherever oneDNN has it and gets it right (tests). The environment
+// variable DXRT_CONV_ALGORITHM (auto, direct, winograd) sets it at the first
+// call; set_conv_algorithm switches it (the primitive cache keys on it).
+enum class ConvAlgorithm : int { kAuto = 0, kDirect = 1, kWinograd = 2 };
+ConvAlgorithm conv_algorithm();
+void set_conv_algorithm(ConvAlgorithm a);
+// Whether kAuto tries Winograd on the geometry: 2-D, one group, 3x3,
+// stride and dilation 1, the same padding (0 or 1) on every side, at least
+// 16 channels on each side and 512 channel pairs, an output of at least 4x4
+// (and fp32: oneDNN has no bf16 Winograd).
+bool conv2d_winograd_pays(const ConvGeometry &g);
+
 // The oneDNN implementation (e.g. "jit:avx512_core", "gemm:jit") that runs
 // this convolution, or nullptr when it falls back to im2col; for tests and
 // diagnostics. Creates the primitive if it is not cached yet.

@@ -291,6 +291,13 @@ def _(c, x, L):
     return msq(dense(c, "dense_1", conv(c, "conv2d_2", h, 3).flatten(1)))
 
 
+@ref("conv2d_winograd")
+def _(c, x, L):
+    h = torch.tanh(conv(c, "conv2d_1", x, 3, pad=1))
+    h = torch.tanh(conv_t(c, "conv_transpose2d_1", h, 3, pad=1))
+    return msq(dense(c, "dense_1", h.flatten(1)))
+
+
 @ref("conv2d_stride2_same")
 def _(c, x, L):
     h = torch.tanh(conv(c, "conv2d_1", x, 3, pad=1))
