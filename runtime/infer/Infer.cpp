@@ -8,6 +8,7 @@
 #include "data/Array.h"
 #include "data/Dataset.h"
 #include "driver/Signals.h"
+#include "kernels/Conv2d.h"
 #include "kernels/Precision.h"
 #include "model/Arenas.h"
 #include "model/Metadata.h"
@@ -89,6 +90,7 @@ int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out) {
     m->meta = dxrt::parse_metadata(dxrt::model_metadata());
     try {
       dxrt::set_matmul_precision("dx_model_open", m->meta.precision().c_str());
+      dxrt::conv_backend(), dxrt::conv_algorithm(); // a bad DXRT_CONV or DXRT_CONV_ALGORITHM is an error here
     } catch (const dxrt::Error &e) {
       return fail(m.get(), DX_ERROR_INTERNAL, message(e));
     }

@@ -22,8 +22,8 @@ ConvBackend backend_from_env() {
   const char *v = std::getenv("DXRT_CONV");
   if (!v || !*v || std::strcmp(v, "onednn") == 0) return ConvBackend::kOnednn;
   if (std::strcmp(v, "im2col") == 0) return ConvBackend::kIm2col;
-  fatal(__FILE__, __LINE__, str("DXRT_CONV=", v, " names no convolution backend"),
-        "set DXRT_CONV to onednn (the default) or im2col, or unset it");
+  throw Error(str("DXRT_CONV=", v, " names no convolution backend"),
+              "set DXRT_CONV to onednn (the default) or im2col, or unset it", __FILE__, __LINE__);
 }
 
 bool onednn_applies(const ConvGeometry &g);

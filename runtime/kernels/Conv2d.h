@@ -22,7 +22,9 @@ enum class ConvDir : int { kForward = 0, kGradInput = 1, kGradWeight = 2 };
 enum class ConvBackend : int { kOnednn = 0, kIm2col = 1 };
 
 // The backend of the kernels: oneDNN unless the environment variable
-// DXRT_CONV is "im2col" (read at the first call). Tests switch it with
+// DXRT_CONV is "im2col" (read at the first call; another value throws
+// dxrt::Error, so the driver and dx_model_open call conv_backend() and
+// conv_algorithm() before any kernel runs). Tests switch it with
 // set_conv_backend to run both paths on the same shapes.
 ConvBackend conv_backend();
 void set_conv_backend(ConvBackend backend);

@@ -77,8 +77,8 @@ ConvAlgorithm algorithm_from_env() {
   if (!v || !*v || std::strcmp(v, "auto") == 0) return ConvAlgorithm::kAuto;
   if (std::strcmp(v, "direct") == 0) return ConvAlgorithm::kDirect;
   if (std::strcmp(v, "winograd") == 0) return ConvAlgorithm::kWinograd;
-  fatal(__FILE__, __LINE__, str("DXRT_CONV_ALGORITHM=", v, " names no convolution algorithm"),
-        "set DXRT_CONV_ALGORITHM to auto (the default), direct or winograd, or unset it");
+  throw Error(str("DXRT_CONV_ALGORITHM=", v, " names no convolution algorithm"),
+              "set DXRT_CONV_ALGORITHM to auto (the default), direct or winograd, or unset it", __FILE__, __LINE__);
 }
 
 const char *kernel_name(ConvDir dir, const ConvGeometry &g) {
