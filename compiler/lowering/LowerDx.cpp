@@ -741,6 +741,13 @@ const llvm::StringMap<Lowering> &lowerings() {
                                  {i64(b, loc, s[0]), i64(b, loc, s[1])}, {op->getOperand(0)}));
         return mlir::success();
       }
+      if (strAttr(op, "mode") == "trilinear") { // eight taps per output: a libdxrt kernel
+        Location loc = op->getLoc();
+        if (ttype(op->getOperand(0)).getRank() != 5) return op->emitError("trilinear upsampling takes 5-D input");
+        out.push_back(callKernel(b, loc, "dxrt_upsample_trilinear_forward", {op->getOperand(0)}, rtype(op),
+                                 {i64(b, loc, s[0]), i64(b, loc, s[1]), i64(b, loc, s[2])}, {op->getOperand(0)}));
+        return mlir::success();
+      }
       if (strAttr(op, "mode") != "nearest")
         return op->emitError("upsample mode '") << strAttr(op, "mode") << "' is not supported by the CPU code generator yet";
       // Nearest: output (n, c, i, j, ...) reads input (n, c, i / s0, j / s1, ...).
@@ -759,6 +766,14 @@ const llvm::StringMap<Lowering> &lowerings() {
         if (ttype(op->getOperand(0)).getRank() != 4) return op->emitError("bilinear upsampling takes 4-D input");
         out.push_back(callKernel(b, loc, "dxrt_upsample_bilinear_grad", {op->getOperand(0)}, rtype(op),
                                  {i64(b, loc, s[0]), i64(b, loc, s[1])}, {op->getOperand(0)}));
+        return mlir::success();
+      }
+      if (strAttr(op, "mode") == "trilinear") {
+        Location loc = op->getLoc();
+        auto s = arrAttr(op, "scale");
+        if (ttype(op->getOperand(0)).getRank() != 5) return op->emitError("trilinear upsampling takes 5-D input");
+        out.push_back(callKernel(b, loc, "dxrt_upsample_trilinear_grad", {op->getOperand(0)}, rtype(op),
+                                 {i64(b, loc, s[0]), i64(b, loc, s[1]), i64(b, loc, s[2])}, {op->getOperand(0)}));
         return mlir::success();
       }
       if (strAttr(op, "mode") != "nearest")

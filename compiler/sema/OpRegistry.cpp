@@ -657,8 +657,9 @@ std::vector<OpInfo> build() {
   AttrSpec scale = attr("scale", pair, I(2), "factor: s, [sh, sw] on 4-D input, [sd, sh, sw] on 5-D input");
   scale.spatial = 0;
   add({"upsample", OpCategory::Shape, "Upsamples NCHW or NCDHW input by integer factors.", {"x"}, false,
-       {scale, attr("mode", AttrKind::Enum, S("nearest"), "interpolation (bilinear: 4-D input only)",
-                    {"nearest", "bilinear"})},
+       {scale, attr("mode", AttrKind::Enum, S("nearest"),
+                    "interpolation (bilinear: 4-D input only; trilinear: 5-D input only)",
+                    {"nearest", "bilinear", "trilinear"})},
        [](ShapeContext &c) {
          const TensorType &x = c.in[0];
          if (x.rank() != 4 && x.rank() != 5)
@@ -671,8 +672,11 @@ std::vector<OpInfo> build() {
            return c.errorAttr("scale", "upsample: " + std::to_string(sv.list.size()) + " scale factors for the " +
                                            std::to_string(nsp) + " spatial dims of " + x.str());
          if (nsp == 3 && c.enumAttr("mode") == "bilinear")
-           return c.errorAttr("mode", "upsample: bilinear interpolation takes 4-D input; use mode: nearest on " +
-                                          x.str());
+           return c.errorAttr("mode", "upsample: bilinear interpolation takes 4-D input; use mode: trilinear or "
+                                      "nearest on " + x.str());
+         if (nsp == 2 && c.enumAttr("mode") == "trilinear")
+           return c.errorAttr("mode", "upsample: trilinear interpolation takes 5-D input; use mode: bilinear or "
+                                      "nearest on " + x.str());
          auto s = c.spatialAttr("scale", nsp);
          Value resolved;
          resolved.kind = Value::Kind::List;
@@ -686,7 +690,10 @@ std::vector<OpInfo> build() {
          }
          c.setAttr("scale", resolved);
          c.out = {TensorType{x.elem, dims}};
-         c.flops = (c.enumAttr("mode") == "bilinear" ? 4.0 : 0.0) * elementsPerSample(c.out[0]);
+         // One FLOP per tap read: bilinear reads 4 inputs per output, trilinear 8.
+         const std::string mode = c.enumAttr("mode");
+         const double perOutput = mode == "bilinear" ? 4.0 : mode == "trilinear" ? 8.0 : 0.0;
+         c.flops = perOutput * elementsPerSample(c.out[0]);
        },
        "h = upsample(h, scale: 2)"});
   add({"maxpool", OpCategory::Pooling, "2-D max pooling (torch.nn.MaxPool2d).", {"x"}, false,

@@ -1,10 +1,10 @@
 // libdxrt_cuda's own CUDA kernels, the files nvcc compiles: 2-D and 3-D
 // pooling and the zero-padding copies that give cuDNN's symmetric padding
-// the CPU kernels' asymmetric one (DeviceKernels.cu), bilinear upsampling
-// (UpsampleKernels.cu), Philox random fills (RandomKernels.cu). Plain
-// launchers: they queue the kernel on `stream` and return cudaGetLastError()
-// as an int (0 = success), so that this header needs no CUDA header and the
-// callers check it with DXRT_CUDA_CHECK.
+// the CPU kernels' asymmetric one (DeviceKernels.cu), bilinear and
+// trilinear upsampling (UpsampleKernels.cu), Philox random fills
+// (RandomKernels.cu). Plain launchers: they queue the kernel on `stream` and
+// return cudaGetLastError() as an int (0 = success), so that this header
+// needs no CUDA header and the callers check it with DXRT_CUDA_CHECK.
 #pragma once
 
 #include "kernels/Philox.h"
@@ -71,6 +71,16 @@ int upsample_bilinear_forward(const UpsampleShape &s, const float *x, float *y, 
 // of dx gathers its contributions in the order the CPU kernel scatters them
 // (output row, then column, then its four taps): deterministic, no atomics.
 int upsample_bilinear_grad(const UpsampleShape &s, const float *dy, float *dx, CUstream_st *stream);
+
+// Trilinear upsampling (align_corners=False) of `planes` = N*C volumes of
+// [d, h, w] into [d*sd, h*sh, w*sw], bit for bit the CPU kernel's results as
+// above; the gradient gathers in the order the CPU scatters (output plane,
+// row, column, then its eight taps in (plane, row, column) order).
+struct Upsample3dShape {
+  int64_t planes, d, h, w, sd, sh, sw;
+};
+int upsample_trilinear_forward(const Upsample3dShape &s, const float *x, float *y, CUstream_st *stream);
+int upsample_trilinear_grad(const Upsample3dShape &s, const float *dy, float *dx, CUstream_st *stream);
 
 // Elements [0, n) of the stream `key` into out: uniforms in [0, 1), or
 // standard normals, as runtime/kernels/Random.cpp's fill_uniform and

@@ -77,6 +77,13 @@ inline void check_upsample(const char *k, const Tensor4 &x, const Tensor4 &y, in
                     str("the output is [", y.n, ", ", y.c, ", ", y.h, ", ", y.w, "] for an input [", x.n, ", ", x.c,
                         ", ", x.h, ", ", x.w, "] at scale [", sh, ", ", sw, "]"));
 }
+// The same for x [N, C, D, H, W] into y [N, C, D*sd, H*sh, W*sw].
+inline void check_upsample(const char *k, const Tensor5 &x, const Tensor5 &y, int64_t sd, int64_t sh, int64_t sw) {
+  DXRT_KERNEL_CHECK(sd >= 1 && sh >= 1 && sw >= 1, k, str("scale [", sd, ", ", sh, ", ", sw, "] must be >= 1"));
+  DXRT_KERNEL_CHECK(y.n == x.n && y.c == x.c && y.d == x.d * sd && y.h == x.h * sh && y.w == x.w * sw, k,
+                    str("the output is [", y.n, ", ", y.c, ", ", y.d, ", ", y.h, ", ", y.w, "] for an input [", x.n,
+                        ", ", x.c, ", ", x.d, ", ", x.h, ", ", x.w, "] at scale [", sd, ", ", sh, ", ", sw, "]"));
+}
 
 // The key of a random fill's ABI call (seed, step, rank, stream), once out
 // fits one stream's 32-bit block counter.

@@ -427,6 +427,12 @@ def _(c, x, L):
     return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
 
 
+@ref("upsample_trilinear")
+def _(c, x, L):
+    h = F.interpolate(conv(c, "conv3d_1", x, 1), scale_factor=(2, 1, 3), mode="trilinear", align_corners=False)
+    return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
+
+
 @ref("batchnorm_5d")
 def _(c, x, L):
     h = batchnorm(c, "batchnorm_1", conv(c, "conv3d_1", x, 3, pad=1, bias=False), momentum=0.3)

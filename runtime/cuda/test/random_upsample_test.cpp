@@ -1,5 +1,6 @@
-// The device's bilinear upsampling and Philox random fills against libdxrt's
-// CPU kernels: upsampling (forward and gradient) and uniforms bit for bit,
+// The device's bilinear and trilinear upsampling and Philox random fills
+// against libdxrt's CPU kernels: upsampling (forward and gradient) and
+// uniforms bit for bit,
 // normals within 2 float ulps (CUDA's double log/cos/sin against glibc's;
 // runtime/cuda/RandomKernels.cu).
 #include "GpuTestUtil.h"
@@ -66,6 +67,63 @@ TEST(UpsampleDeathTest, WrongOutputShapeAbortsNamingTheKernel) {
   dxrt_memref4 xd = m4(x, 1, 1, 2, 2), yd = m4(y, 1, 1, 4, 4);
   EXPECT_DEATH(_mlir_ciface_dxrt_cuda_upsample_bilinear_forward(&xd, &yd, 3, 2),
                "dxrt_cuda_upsample_bilinear_forward: .*the output is \\[1, 1, 4, 4\\]");
+}
+
+// ---- trilinear upsampling ----
+
+struct Upsample3dCase {
+  const char *name;
+  int64_t n, c, d, h, w, sd, sh, sw;
+};
+
+class Upsample3d : public ::testing::TestWithParam<Upsample3dCase> {};
+
+TEST_P(Upsample3d, ForwardAndGradMatchCpuExactly) {
+  const Upsample3dCase &p = GetParam();
+  const int64_t od = p.d * p.sd, ho = p.h * p.sh, wo = p.w * p.sw;
+  const size_t xn = size_t(p.n * p.c * p.d * p.h * p.w), yn = size_t(p.n * p.c * od * ho * wo);
+  std::vector<float> x = random_vec(xn, 33), dy = random_vec(yn, 34);
+  std::vector<float> y(yn), dx(xn);
+  dxrt_memref5 xd = m5(x.data(), p.n, p.c, p.d, p.h, p.w), yd = m5(y.data(), p.n, p.c, od, ho, wo),
+               dyd = m5(dy.data(), p.n, p.c, od, ho, wo), dxd = m5(dx.data(), p.n, p.c, p.d, p.h, p.w);
+  _mlir_ciface_dxrt_upsample_trilinear_forward(&xd, &yd, p.sd, p.sh, p.sw);
+  _mlir_ciface_dxrt_upsample_trilinear_grad(&dyd, &dxd, p.sd, p.sh, p.sw);
+
+  DeviceVec gx(x), gdy(dy), gy(yn), gdx(xn);
+  DXRT_CUDA_CHECK(cudaDeviceSynchronize()); // the uploads, before the library's (non-blocking) stream reads them
+  dxrt_memref5 gxd = m5(gx.p, p.n, p.c, p.d, p.h, p.w), gyd = m5(gy.p, p.n, p.c, od, ho, wo),
+               gdyd = m5(gdy.p, p.n, p.c, od, ho, wo), gdxd = m5(gdx.p, p.n, p.c, p.d, p.h, p.w);
+  _mlir_ciface_dxrt_cuda_upsample_trilinear_forward(&gxd, &gyd, p.sd, p.sh, p.sw);
+  _mlir_ciface_dxrt_cuda_upsample_trilinear_grad(&gdyd, &gdxd, p.sd, p.sh, p.sw);
+#ifdef __FP_FAST_FMAF
+  // As for bilinear: a host compiler that may fuse the CPU kernel's a*b + c
+  // rounds differently from the device.
+  expect_close(gy.get(), y, 1e-6);
+  expect_close(gdx.get(), dx, 1e-6);
+#else
+  expect_same(gy.get(), y);
+  expect_same(gdx.get(), dx);
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, Upsample3d,
+    ::testing::Values(Upsample3dCase{"x2", 2, 3, 4, 4, 4, 2, 2, 2}, Upsample3dCase{"x3", 1, 2, 4, 5, 4, 3, 3, 3},
+                      Upsample3dCase{"x2_odd", 2, 3, 3, 5, 7, 2, 2, 2},
+                      Upsample3dCase{"mixed_scales", 2, 2, 5, 3, 4, 1, 2, 3},
+                      Upsample3dCase{"x3_by_x1_by_x2", 1, 3, 3, 4, 5, 3, 1, 2},
+                      Upsample3dCase{"x1", 2, 3, 3, 4, 5, 1, 1, 1}, Upsample3dCase{"x4_tiny", 1, 2, 1, 2, 1, 4, 4, 4},
+                      Upsample3dCase{"x5_rect", 1, 2, 2, 3, 4, 2, 5, 2},
+                      Upsample3dCase{"unet3d_like", 2, 8, 9, 9, 9, 2, 2, 2},
+                      Upsample3dCase{"empty_batch", 0, 3, 2, 4, 4, 2, 2, 2}),
+    [](const ::testing::TestParamInfo<Upsample3dCase> &i) { return std::string(i.param.name); });
+
+TEST(Upsample3dDeathTest, WrongOutputShapeAbortsNamingTheKernel) {
+  // The descriptor checks run before any CUDA call: no device memory needed.
+  float x[8] = {}, y[64] = {};
+  dxrt_memref5 xd = m5(x, 1, 1, 2, 2, 2), yd = m5(y, 1, 1, 4, 4, 4);
+  EXPECT_DEATH(_mlir_ciface_dxrt_cuda_upsample_trilinear_forward(&xd, &yd, 2, 3, 2),
+               "dxrt_cuda_upsample_trilinear_forward: .*the output is \\[1, 1, 4, 4, 4\\]");
 }
 
 // ---- Philox random fills ----

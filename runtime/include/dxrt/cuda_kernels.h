@@ -65,6 +65,10 @@ void _mlir_ciface_dxrt_cuda_pool3d_grad(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_
 
 void _mlir_ciface_dxrt_cuda_upsample_bilinear_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t sh, int64_t sw);
 void _mlir_ciface_dxrt_cuda_upsample_bilinear_grad(dxrt_memref4 *dy, dxrt_memref4 *dx, int64_t sh, int64_t sw);
+void _mlir_ciface_dxrt_cuda_upsample_trilinear_forward(dxrt_memref5 *x, dxrt_memref5 *y, int64_t sd, int64_t sh,
+                                                       int64_t sw);
+void _mlir_ciface_dxrt_cuda_upsample_trilinear_grad(dxrt_memref5 *dy, dxrt_memref5 *dx, int64_t sd, int64_t sh,
+                                                    int64_t sw);
 
 /* Element i of a Philox stream is the CPU kernel's element i: uniforms bit
  * for bit, normals equal or (rarely) one float ulp apart (CUDA's double

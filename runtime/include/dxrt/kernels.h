@@ -126,6 +126,16 @@ void _mlir_ciface_dxrt_pool3d_grad(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memre
 void _mlir_ciface_dxrt_upsample_bilinear_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t sh, int64_t sw);
 void _mlir_ciface_dxrt_upsample_bilinear_grad(dxrt_memref4 *dy, dxrt_memref4 *dx, int64_t sh, int64_t sw);
 
+/* Trilinear upsampling of x [N, C, D, H, W] into y [N, C, D*sd, H*sh, W*sw]
+ * with PyTorch's interpolate(mode="trilinear", align_corners=False,
+ * scale_factor=(sd, sh, sw)): the bilinear rule above on each of the three
+ * axes. grad writes dx (overwrites) from dy, each output's gradient shared
+ * among its eight input elements by the same weights. */
+void _mlir_ciface_dxrt_upsample_trilinear_forward(dxrt_memref5 *x, dxrt_memref5 *y, int64_t sd, int64_t sh,
+                                                  int64_t sw);
+void _mlir_ciface_dxrt_upsample_trilinear_grad(dxrt_memref5 *dy, dxrt_memref5 *dx, int64_t sd, int64_t sh,
+                                               int64_t sw);
+
 /* Counter-based random numbers (Philox-4x32-10) for dropout and randn_like:
  * element i of the op with stream s in the step keyed by (seed, step, rank)
  * gets the same value on every run. Fill `out` with uniforms in

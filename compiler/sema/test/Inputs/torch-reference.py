@@ -203,6 +203,7 @@ CASES = {
         "global_avgpool_1": ((4, 8, 9, 10), fn(lambda x: x.mean((2, 3, 4)))),
         "upsample_1": ((4, 8, 9, 10), fn(nn.Upsample(scale_factor=(1, 2, 3)))),
         "upsample_2": ((4, 8, 9, 10), fn(nn.Upsample(scale_factor=2))),
+        "upsample_3": ((4, 8, 9, 10), fn(nn.Upsample(scale_factor=(2, 1, 3), mode="trilinear"))),
         "batchnorm_1": ((4, 8, 9, 10), module(nn.BatchNorm3d(4))),
     },
     "shape-norm.dx": {
