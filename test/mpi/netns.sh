@@ -7,7 +7,9 @@
 # The command sees (and the files under DIR hold):
 #   DX_NS_A, DX_NS_B    the namespaces (node A: rank 0 and mpirun; node B)
 #   DX_IP_A, DX_IP_B    their addresses; DX_SUBNET the /24
-#   DX_HOSTFILE         DIR/hostfile: the two addresses, one slot each
+#   DX_HOSTFILE         DIR/hostfile: the two addresses, DX_SLOTS slots each
+#                       (the environment's DX_SLOTS, default 1: ranks 0 ..
+#                       DX_SLOTS-1 on node A, the next DX_SLOTS on node B)
 #   DX_AGENT            the remote "shell" for --mca plm_rsh_agent: this
 #                       script's `agent`, which runs the remote command in
 #                       the namespace that owns the address (instead of ssh)
@@ -26,7 +28,7 @@
 #       sends SIG to rank R's process (in its namespace) or takes node B's
 #       veth end down; prints what it did, the command's exit status and how
 #       long after the failure the command ended; exits with that status
-#   netns.sh check DIR LOG   after `run`: each rank ran in its namespace,
+#   netns.sh check DIR LOG   after `run`: each rank ran in its node's namespace,
 #       node A's veth carried at least the gradients' bytes (the log's
 #       grad_bytes times its steps but one) both ways, and nothing is left
 #       behind
@@ -43,8 +45,12 @@ agent)
     "$DX_IP_B") ns=$DX_NS_B ;;
     *) echo "netns.sh agent: unknown host '$host'" >&2; exit 255 ;;
   esac
-  # ssh hands its words to the remote shell as one command line.
-  exec ip netns exec "$ns" /bin/sh -c "$*"
+  # ssh hands its words to the remote shell as one command line. Each node
+  # has a host name of its own (a UTS namespace named like its network
+  # namespace), as real nodes do: Open MPI tells nodes apart by host name,
+  # and with one name for both it takes ranks 0-1 and 2-3 of a 2 x 2 job for
+  # one node's (and MPI_Comm_split_type never completes).
+  exec ip netns exec "$ns" unshare --uts /bin/sh -c 'hostname "$0" && exec /bin/sh -c "$1"' "$ns" "$*"
   ;;
 wrap)
   shift
@@ -92,10 +98,11 @@ fail-after)
 check)
   dir=$2 log=$3 ok=1
   read -r A B VA VB < "$dir/names"
-  for r in 0 1; do
-    want=$A; [ $r = 1 ] && want=$B
+  slots=$(cat "$dir/slots")
+  for r in $(seq 0 $(( 2 * slots - 1 ))); do
+    want=$A node=A; [ $r -ge "$slots" ] && want=$B node=B
     read -r ns rpid < "$dir/rank-$r.netns" || { echo "rank $r: no record"; ok=0; continue; }
-    if [ "$ns" = "$want" ]; then echo "rank $r ran in node $( [ $r = 0 ] && echo A || echo B )'s namespace"
+    if [ "$ns" = "$want" ]; then echo "rank $r ran in node $node's namespace"
     else echo "rank $r ran in namespace '$ns', not $want"; ok=0; fi
     if kill -0 "$rpid" 2>/dev/null; then echo "rank $r (pid $rpid) is still running"; ok=0; fi
   done
@@ -104,10 +111,12 @@ check)
   steps=$(grep -c '"event":"step"' "$log")
   [ "$steps" = 0 ] && steps=$(grep '"event":"epoch"' "$log" | grep -o '"steps":[0-9]*' | cut -d: -f2 | paste -sd+ | bc)
   read -r _ tx _ rx < "$dir/veth.txt"
-  # Each rank sends (and receives) at least the gradients' bytes per step
+  # Each node sends (and receives) at least the gradients' bytes per step
   # (2 ranks: a ring all-reduce sends half in its reduce-scatter, half in
-  # its all-gather); the last step's bytes may still be in the socket
-  # buffers when the job fails, so one step is not counted.
+  # its all-gather; 2 x 2: a ring's two edges between the nodes carry 3/2
+  # of them each way, recursive doubling all of them); the last step's
+  # bytes may still be in the socket buffers when the job fails, so one
+  # step is not counted.
   need=$(( grad * (steps - 1) ))
   if [ "$steps" -ge 2 ] && [ "$tx" -ge "$need" ] && [ "$rx" -ge "$need" ]; then
     echo "veth carried the gradients both ways: $((steps - 1)) steps x $grad B <= sent $tx B, received $rx B"
@@ -164,14 +173,16 @@ ip netns add $A && ip netns add $B &&
   ip -n $A link set $VA up && ip -n $B link set $VB up ||
   { echo "netns.sh: could not set up the namespaces" >&2; exit 1; }
 echo "$A $B $VA $VB" > "$dir/names"
-printf '%s slots=1\n%s slots=1\n' $IPA $IPB > "$dir/hostfile"
+slots=${DX_SLOTS:-1}
+printf '%s slots=%s\n%s slots=%s\n' $IPA "$slots" $IPB "$slots" > "$dir/hostfile"
+echo "$slots" > "$dir/slots"
 rm -f "$dir"/rank-*.netns
 
 counter() { ip netns exec $A cat /sys/class/net/$VA/statistics/$1; }
 tx0=$(counter tx_bytes) rx0=$(counter rx_bytes)
 env DX_NS_A=$A DX_NS_B=$B DX_IP_A=$IPA DX_IP_B=$IPB DX_SUBNET=$net.0/24 \
   DX_HOSTFILE="$dir/hostfile" DX_AGENT="$self agent" DX_WRAP="$self wrap" DX_DIR="$dir" \
-  ip netns exec $A "$@" &
+  ip netns exec $A unshare --uts /bin/sh -c 'hostname "$0" && exec "$@"' $A "$@" &
 pid=$!
 wait $pid
 rc=$?
