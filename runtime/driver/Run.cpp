@@ -27,24 +27,34 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 namespace dxrt {
 
-// --predict: the inputs of FILE as a split of the dataset's format without
-// labels or targets, normalised as the dataset block says (the model was
-// trained on such samples). NPY/IDX are mapped, HDF5 read a sample at a time,
-// so inputs larger than memory stream through.
+// NPY or IDX (raw or gzip-compressed), by FILE's first bytes (NPY's magic),
+// else by its name: new inputs come in either, whatever the training data's
+// format was.
+static std::string array_format(const std::string &file) {
+  std::ifstream in(file, std::ios::binary);
+  char magic[6] = {};
+  if (in.read(magic, sizeof magic) && std::memcmp(magic, "\x93NUMPY", sizeof magic) == 0) return "npy";
+  return file.size() > 4 && file.compare(file.size() - 4, 4, ".npy") == 0 ? "npy" : "idx";
+}
+
+// --predict: the inputs of FILE without labels or targets, normalised as the
+// dataset block says (the model was trained on such samples). NPY/IDX are
+// mapped, HDF5 read a sample at a time, so inputs larger than memory stream
+// through.
 static Split predict_split(const Metadata &meta, const std::string &file) {
   DatasetSpec d = *meta.dataset;
   // FILE:/PATH names a dataset in an HDF5 file whatever FILE's extension
   // (.h5, .hdf5, .nc): a reference with ":/" that is not itself a file.
   const bool h5 = file.rfind(":/") != std::string::npos && !std::filesystem::exists(file);
-  if (h5) d.format = "hdf5";
-  else if (d.format == "csv" || d.format == "folder" || d.format == "hdf5")
-    d.format = file.size() > 4 && file.compare(file.size() - 4, 4, ".npy") == 0 ? "npy" : "idx";
+  d.format = h5 ? "hdf5" : array_format(file);
   d.train = {file};
   d.targets = false;
   d.label_column = -1;
