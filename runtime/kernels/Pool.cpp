@@ -1,7 +1,9 @@
 // Max and average pooling over NCHW, PyTorch's semantics in floor mode:
 //  max: padding is -inf; a NaN in a window wins; the gradient goes to the
 //       first maximal element of the window (row-major order), or to the
-//       first NaN.
+//       first NaN. (PyTorch 1.13's CPU kernel gives it to the last NaN, as
+//       Pool3d.cpp does: the two differ only for windows with several NaNs,
+//       where training has already failed.)
 //  avg: padding counts as zeros and the divisor is kh*kw (count_include_pad).
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"

@@ -148,8 +148,9 @@ TEST(Pool, MaxGradientGoesToTheFirstMaximum) {
   EXPECT_EQ(dx, (std::vector<float>{0, 1, 0, 0}));
 }
 
-// PyTorch's rule, on the 2x2 loops and the general ones: a NaN in a window
-// wins, and its gradient goes to the first NaN.
+// The 2x2 loops and the general ones: a NaN in a window wins, and its
+// gradient goes to the first NaN (PyTorch's CPU kernel: the last; see
+// Pool.cpp).
 TEST(Pool, MaxNaNWins) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t k : {2, 3}) {
