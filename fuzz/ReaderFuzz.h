@@ -36,10 +36,14 @@ inline const std::filesystem::path &scratch_dir() {
   return dir;
 }
 
-// Writes the bytes to `path`. A failed write is the harness's problem, not a
-// finding: it aborts loudly.
+// Writes the bytes to `path`, as a new file: the old one is removed first.
+// (ext4 flushes a file truncated to zero and rewritten when it is closed,
+// auto_da_alloc: some milliseconds per input.) A failed write is the
+// harness's problem, not a finding: it aborts loudly.
 inline void write_file(const std::filesystem::path &path, const void *data, size_t size) {
   std::filesystem::create_directories(path.parent_path());
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
   std::FILE *f = std::fopen(path.c_str(), "wb");
   if (!f || (size && std::fwrite(data, 1, size, f) != size) || std::fclose(f) != 0) {
     std::perror(("dx-fuzz: writing " + path.string()).c_str());

@@ -7,6 +7,10 @@ python3-numpy, python3-h5py, python3-pil):
 
     /usr/bin/python3 fuzz/make_seeds.py
 
+The model metadata seeds are those of examples/, which build/compiler/dxc
+compiles (--emit=llvm holds dx_model_metadata); without a dxc there they
+are left as they are.
+
 Seeds are named by what they hold. Inputs the fuzzers found (regressions)
 are kept next to them under names starting with regress-; this script
 leaves those alone. The output is the same each time except for the HDF5
@@ -17,7 +21,9 @@ import gzip
 import io
 import json
 import pathlib
+import re
 import struct
+import subprocess
 import sys
 
 import h5py
@@ -25,6 +31,7 @@ import numpy as np
 from PIL import Image
 
 ROOT = pathlib.Path(__file__).resolve().parent / "corpus"
+REPO = ROOT.parent.parent
 
 
 def put(reader, name, data):
@@ -170,6 +177,85 @@ def checkpoint():
     put("checkpoint", "DONE", (json.dumps(done, sort_keys=True, separators=(",", ":")) + "\n").encode())
 
 
+def weights():
+    # WeightsFuzzer.cpp's fixture: what save_weights writes for it (index.json
+    # as nlohmann's dump(2), and the NPY file of its first tensor, which the
+    # inputs not starting with '{' replace), and the same tensor in the other
+    # forms to_floats takes.
+    tensors = [("dense_1.weight", "param", [2, 3]), ("dense_1.bias", "param", [2]),
+               ("bn.running_mean", "buffer", [2]), ("bn.running_var", "buffer", [2])]
+    index = {"format": "deepex-weights", "version": 1, "model": "fuzz",
+             "tensors": [{"name": n, "kind": k, "shape": s, "dtype": "float32", "file": n + ".npy"}
+                         for n, k, s in tensors]}
+    put("weights", "index.json", (json.dumps(index, indent=2) + "\n").encode())
+    # tools/weights/dx_weights.py writes the tensors in another order, compactly.
+    index["tensors"].reverse()
+    put("weights", "index-reordered-compact.json", json.dumps(index, separators=(",", ":")).encode())
+    w = np.array([[0.5, -0.25, 1], [2, -3, 0.125]], dtype="<f4")
+    put("weights", "dense_1.weight.npy", npy_bytes(w))
+    put("weights", "dense_1.weight-f8.npy", npy_bytes(w.astype("<f8")))
+    put("weights", "dense_1.weight-i2.npy", npy_bytes(np.array([[1, -2, 3], [4, 5, -6]], dtype="<i2")))
+    put("weights", "dense_1.weight-v2.npy", npy_bytes(w, version=(2, 0)))
+
+
+# The metadata of these examples (the datasets' kinds, labels per pixel,
+# continuous targets, several outputs, batch norm's buffers, the optimizers
+# and schedules); make_metadata_variants() adds what they leave out.
+METADATA_EXAMPLES = {
+    "fashion-mnist-mlp": "examples/fashion-mnist/mlp.dx",
+    "fashion-mnist-cnn": "examples/fashion-mnist/cnn.dx",
+    "protein-folding-cvae": "examples/protein-folding/cvae.dx",
+    "cosmoflow": "examples/cosmoflow/cosmoflow.dx",
+    "microscopy-atomfind": "examples/microscopy/atomfind.dx",
+}
+
+
+def compiled_metadata(dxc, source):
+    """dx_model_metadata of a compiled .dx file: the string constant of --emit=llvm."""
+    ll = subprocess.run([str(dxc), "compile", source, "--emit=llvm", "-o", "-"], cwd=REPO, check=True,
+                        stdout=subprocess.PIPE).stdout.decode()
+    m = re.search(r'@dx_model_metadata = .*?constant \[\d+ x i8\] c"([^"]*)"', ll)
+    if not m:
+        sys.exit(f"make_seeds: no dx_model_metadata in dxc's --emit=llvm of {source}")
+    text = re.sub(rb"\\([0-9A-Fa-f]{2})", lambda g: bytes([int(g.group(1), 16)]), m.group(1).encode())
+    return text.rstrip(b"\0")
+
+
+def metadata():
+    dxc = REPO / "build" / "compiler" / "dxc"
+    if not dxc.exists():
+        print(f"make_seeds: {dxc} not built: the metadata seeds are left as they are", file=sys.stderr)
+        return
+    for name, source in METADATA_EXAMPLES.items():
+        text = compiled_metadata(dxc, source)
+        json.loads(text)
+        put("metadata", name + ".json", text)
+    mlp = json.loads((ROOT / "metadata" / "fashion-mnist-mlp.json").read_bytes())
+    compact = lambda j: json.dumps(j, separators=(",", ":")).encode()
+    # bf16, a csv dataset (header, label column), average sync, a step schedule.
+    v = json.loads(json.dumps(mlp))
+    v["train"].update(precision="bf16", sync="average", average_every=4)
+    v["dataset"].update(format="csv", train=["train.csv"], test=["test.csv"], header=True, label_column=0,
+                        mean=0.5, std=0.25, transform="log1p")
+    v["schedule"] = {"kind": "step", "every": 2, "gamma": 0.5, "warmup_epochs": 0.5}
+    v["optimizer"] = {"kind": "lars", "lr": 0.1, "momentum": 0.9, "weight_decay": 0.0001, "trust": 0.001}
+    put("metadata", "variant-bf16-csv-average.json", compact(v))
+    # A folder of images (per-channel mean and std, augmentations), exponential schedule.
+    v = json.loads(json.dumps(mlp))
+    v["input"] = {"floats": 2352, "name": "x", "shape": [3, 28, 28]}
+    v["layers"][0]["output"] = [2352]
+    v["dataset"].update(format="folder", train=["images/train"], test=["images/val"], sample=[3, 28, 28],
+                        mean=[0.485, 0.456, 0.406], std=[0.229, 0.224, 0.225],
+                        augment=["random_resized_crop", "flip"])
+    v["schedule"] = {"kind": "exponential", "gamma": 0.9}
+    put("metadata", "variant-folder-augment.json", compact(v))
+    # The least a model object's metadata holds: no train block, no dataset.
+    put("metadata", "minimal.json", compact({
+        "format": 2, "model": "m", "input": {"name": "x", "shape": [2]}, "outputs": [{"name": "y", "shape": [1]}],
+        "param_floats": 3, "params": [{"name": "w", "shape": [1, 2], "offset": 0, "size": 2, "init": "zeros"},
+                                      {"name": "b", "shape": [1], "offset": 2, "size": 1, "init": "ones"}]}))
+
+
 def log():
     # compiler/report/test/Inputs/**/*.jsonl are added by run.sh; these add
     # the fields those leave out.
@@ -195,13 +281,18 @@ def log():
         b'{"event":"epoch","epoch":1,"steps":2,"epoch_time_s":1e-9,"train_time_s":0}\r\n')
 
 
+# The largest seed of each reader (the -max_len run.sh gives its harness).
+MAX_SEED = {"metadata": 16384}
+
+
 def main():
-    makers = (npy, idx, csv, image, hdf5, checkpoint, log)
+    makers = (npy, idx, csv, image, hdf5, checkpoint, metadata, weights, log)
     for make in makers:
         make()
-    big = [p for m in makers for p in (ROOT / m.__name__).iterdir() if p.stat().st_size > 4096]
+    big = [p for m in makers for p in (ROOT / m.__name__).iterdir()
+           if p.stat().st_size > MAX_SEED.get(m.__name__, 4096)]
     if big:
-        sys.exit("seeds over 4 KB: " + ", ".join(str(p) for p in big))
+        sys.exit("seeds over their limit (4 KB, metadata 16 KB): " + ", ".join(str(p) for p in big))
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 # Builds the fuzzers (clang, libFuzzer, AddressSanitizer with LeakSanitizer,
 # UndefinedBehaviorSanitizer) in their own build directory and runs each for a
 # bounded time: the front end, then the readers of untrusted bytes (data
-# files, images, HDF5, checkpoints, metrics logs). Fails on any crash,
-# sanitizer report, leak, timeout or out-of-memory in any of them. See
-# fuzz/README.md.
+# files, images, HDF5, checkpoints, model metadata, weights directories,
+# metrics logs). Fails on any crash, sanitizer report, leak, timeout or
+# out-of-memory in any of them. See fuzz/README.md.
 #
 # Usage: fuzz/run.sh [SECONDS]          (the front end's time, default 60)
 # Environment:
@@ -23,7 +23,7 @@ BUILD=${DX_FUZZ_BUILD:-build-fuzz}
 JOBS=${DX_FUZZ_JOBS:-2}
 LOCK=/tmp/dx-build.lock
 # name, then libFuzzer's -max_len and -rss_limit_mb for it.
-HARNESSES="frontend:65536:4096 npy:4096:2048 idx:4096:2048 csv:4096:2048 image:8192:2048 hdf5:8192:2048 checkpoint:4096:2048 log:16384:2048"
+HARNESSES="frontend:65536:4096 npy:4096:2048 idx:4096:2048 csv:4096:2048 image:8192:2048 hdf5:8192:2048 checkpoint:4096:2048 metadata:16384:2048 weights:4096:2048 log:16384:2048"
 ONLY=${DX_FUZZ_ONLY:-}
 start=$(date +%s)
 

@@ -1,8 +1,10 @@
 #include "model/Metadata.h"
 
 #include "common/Check.h"
+#include "data/Array.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,24 @@ using Json = nlohmann::ordered_json;
 namespace {
 
 const char *kHint = "the model object and libdxrt disagree about docs/abi.md; rebuild the model with this dxc";
+
+// A value for a message: values nested deeper than 16 are named, not dumped
+// (nlohmann's dump() recurses once per level: a value nested 100,000 deep
+// would overflow the stack), long ones cut.
+std::string shown(const Json &v) {
+  constexpr int kMaxDepth = 16;
+  std::vector<std::pair<const Json *, int>> todo = {{&v, 0}};
+  while (!todo.empty()) {
+    const auto [j, depth] = todo.back();
+    todo.pop_back();
+    if (!j->is_structured()) continue;
+    if (depth == kMaxDepth) return v.is_array() ? "a list nested deeper than 16" : "an object nested deeper than 16";
+    for (const Json &c : *j) todo.push_back({&c, depth + 1});
+  }
+  std::string text = v.dump();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
 
 // A JSON object with the path it was found at, for messages.
 struct Node {
@@ -27,7 +47,7 @@ struct Node {
   Node at(size_t i) const { return {j.at(i), str(path, "[", i, "]")}; }
   Node child(const char *key) const { return {at(key).j, str(path, key, ".")}; }
   [[noreturn]] void wrong(const char *what) const {
-    DXRT_FAIL(str("model metadata: '", path, "' should be ", what, ", found ", j.dump()), kHint);
+    DXRT_FAIL(str("model metadata: '", path, "' should be ", what, ", found ", shown(j)), kHint);
   }
   std::string s() const {
     if (!j.is_string()) wrong("a string");
@@ -39,7 +59,9 @@ struct Node {
   }
   int64_t i() const {
     if (j.is_boolean()) return j.get<bool>();
-    if (!j.is_number_integer()) wrong("an integer");
+    // Above 2^63 - 1 nlohmann holds it unsigned: it would wrap to a negative int64_t.
+    if (!j.is_number_integer() || (j.is_number_unsigned() && j.get<uint64_t>() > uint64_t(INT64_MAX)))
+      wrong("an integer (below 2^63)");
     return j.get<int64_t>();
   }
   bool b() const {
@@ -54,6 +76,16 @@ struct Node {
   std::vector<int64_t> ints() const {
     std::vector<int64_t> v;
     for (size_t k = 0; k < size(); ++k) v.push_back(at(k).i());
+    return v;
+  }
+  // A tensor's shape: dimensions >= 0 whose product (its elements) is at
+  // most kMaxElements, so that no product of some of them overflows int64_t.
+  std::vector<int64_t> shape() const {
+    std::vector<int64_t> v = ints();
+    DXRT_CHECK(shape_within_bounds(v),
+               str("model metadata: '", path, "' is ", shape_str(v),
+                   ", a negative dimension or more than 2^40 elements"),
+               kHint);
     return v;
   }
   std::vector<std::string> strings() const {
@@ -71,7 +103,7 @@ struct Node {
 };
 
 TensorSpec tensor(const Node &n) {
-  TensorSpec t{n.at("name").s(), n.at("shape").ints(), 0};
+  TensorSpec t{n.at("name").s(), n.at("shape").shape(), 0};
   t.floats = n.has("floats") ? n.at("floats").i() : shape_numel(t.shape);
   DXRT_CHECK(t.floats == shape_numel(t.shape),
              str("model metadata: '", n.path, "' has shape ", shape_str(t.shape), " but floats = ", t.floats), kHint);
@@ -82,12 +114,13 @@ std::vector<ArenaEntry> arena(const Node &list, int64_t floats, const char *aren
   std::vector<ArenaEntry> out;
   for (size_t k = 0; k < list.size(); ++k) {
     Node n{list.j.at(k), str(list.path, "[", k, "].")};
-    ArenaEntry e{n.at("name").s(), n.at("shape").ints(), n.at("offset").i(), n.at("size").i(), n.at("init").s(),
+    ArenaEntry e{n.at("name").s(), n.at("shape").shape(), n.at("offset").i(), n.at("size").i(), n.at("init").s(),
                  n.has("fan_in") ? n.at("fan_in").i() : 0};
     DXRT_CHECK(e.size == shape_numel(e.shape),
                str("model metadata: ", arena_name, " '", e.name, "' has shape ", shape_str(e.shape), " but size ", e.size),
                kHint);
-    DXRT_CHECK(e.offset >= 0 && e.offset + e.size <= floats,
+    // (size >= 0 and floats >= 0 here: offset + size could overflow.)
+    DXRT_CHECK(e.offset >= 0 && e.offset <= floats - e.size,
                str("model metadata: ", arena_name, " '", e.name, "' at offset ", e.offset, " with size ", e.size,
                    " runs past the end of its arena (", floats, " floats)"),
                kHint);
@@ -129,7 +162,7 @@ DatasetSpec dataset_spec(const Node &n) {
   d.format = n.at("format").s();
   d.train = n.at("train").strings();
   if (n.has("test")) d.test = n.at("test").strings();
-  d.sample = n.at("sample").ints();
+  d.sample = n.at("sample").shape();
   if (n.has("classes")) d.classes = n.at("classes").i();
   if (n.has("scale")) d.scale = n.at("scale").d();
   if (n.has("transform")) d.transform = n.at("transform").s();
@@ -140,9 +173,9 @@ DatasetSpec dataset_spec(const Node &n) {
   if (n.has("label_column")) d.label_column = n.at("label_column").i();
   if (n.has("header")) d.header = n.at("header").b();
   if (n.has("augment")) d.augment = n.at("augment").strings();
-  if (n.has("label_shape")) d.label_shape = n.at("label_shape").ints();
+  if (n.has("label_shape")) d.label_shape = n.at("label_shape").shape();
   if (n.has("targets")) d.targets = n.at("targets").b();
-  if (n.has("target_shape")) d.target_shape = n.at("target_shape").ints();
+  if (n.has("target_shape")) d.target_shape = n.at("target_shape").shape();
   for (const auto *shape : {&d.label_shape, &d.target_shape})
     for (int64_t s : *shape)
       DXRT_CHECK(s >= 1, str("model metadata: dataset label or target shape ", shape_str(*shape), " has a dimension < 1"),
@@ -185,13 +218,26 @@ const char *Metadata::task() const {
 }
 
 Metadata parse_metadata(std::string_view text) {
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  // Nested at most kMaxNesting deep (the metadata nests 4 deep): an
+  // ordered_json object copies its members, recursively, when its vector of
+  // them grows (pair<const string, json> has no noexcept move), so a value
+  // nested 8,000 deep followed by more keys overflowed the stack in parse().
+  static constexpr int kMaxNesting = 64;
+  Json j = Json::parse(
+      text.begin(), text.end(),
+      [](int depth, Json::parse_event_t, Json &) {
+        DXRT_CHECK(depth <= kMaxNesting, str("model metadata (dx_model_metadata) nests deeper than ", kMaxNesting),
+                   kHint);
+        return true;
+      },
+      /*allow_exceptions=*/false);
   DXRT_CHECK(!j.is_discarded() && j.is_object(), "model metadata (dx_model_metadata) is not a JSON object", kHint);
   Node root{j, ""};
   Metadata m;
   m.json = std::string(text);
-  m.format = int(root.at("format").i());
-  DXRT_CHECK(m.format == 2, str("model metadata has format ", m.format, "; this libdxrt reads format 2"), kHint);
+  const int64_t format = root.at("format").i(); // compared before it is narrowed to an int
+  DXRT_CHECK(format == 2, str("model metadata has format ", format, "; this libdxrt reads format 2"), kHint);
+  m.format = int(format);
   m.model = root.at("model").s();
   m.source = root.has("source") ? root.at("source").s() : "";
   m.target = root.has("target") ? root.at("target").s() : "cpu";
@@ -199,14 +245,22 @@ Metadata parse_metadata(std::string_view text) {
   m.labels = root.has("labels") && root.at("labels").b();
   m.targets = root.has("targets") && root.at("targets").b();
   Node outs = root.at("outputs");
-  for (size_t k = 0; k < outs.size(); ++k) m.outputs.push_back(tensor({outs.j.at(k), str("outputs[", k, "].")}));
+  for (size_t k = 0, floats = 0; k < outs.size(); ++k) {
+    m.outputs.push_back(tensor({outs.j.at(k), str("outputs[", k, "].")}));
+    // output_floats() sums them: each at most kMaxElements, and so their sum.
+    floats += size_t(m.outputs.back().floats);
+    DXRT_CHECK(floats <= size_t(kMaxElements), "model metadata: the outputs hold more than 2^40 floats", kHint);
+  }
   DXRT_CHECK(!m.outputs.empty(), "model metadata: 'outputs' is empty", kHint);
   m.param_floats = root.at("param_floats").i();
   m.buffer_floats = root.has("buffer_floats") ? root.at("buffer_floats").i() : 0;
   m.state_slots = root.has("state_slots") ? root.at("state_slots").i() : 0;
-  DXRT_CHECK(m.param_floats >= 0 && m.buffer_floats >= 0 && m.state_slots >= 0,
-             str("model metadata: negative arena size (param_floats ", m.param_floats, ", buffer_floats ",
-                 m.buffer_floats, ", state_slots ", m.state_slots, ")"),
+  // Arenas holds param_floats * state_slots floats of optimizer state, and
+  // the log counts param_floats * 4 bytes: all at most kMaxElements floats.
+  DXRT_CHECK(m.param_floats >= 0 && m.buffer_floats >= 0 && m.state_slots >= 0 && m.param_floats <= kMaxElements &&
+                 m.buffer_floats <= kMaxElements && (m.state_slots == 0 || m.param_floats <= kMaxElements / m.state_slots),
+             str("model metadata: arena sizes negative or beyond 2^40 floats (param_floats ", m.param_floats,
+                 ", buffer_floats ", m.buffer_floats, ", state_slots ", m.state_slots, ")"),
              kHint);
   m.params = arena({root.at("params").j, "params"}, m.param_floats, "parameter");
   if (root.has("buffers")) m.buffers = arena({root.at("buffers").j, "buffers"}, m.buffer_floats, "buffer");

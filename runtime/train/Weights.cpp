@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace dxrt {
 
@@ -50,6 +51,24 @@ Json index_json(const Metadata &meta) {
   return j;
 }
 
+// An index entry for a message: one nested deeper than 16 is named, not
+// dumped (nlohmann's dump() recurses once per level: an entry nested
+// 100,000 deep would overflow the stack), a long one cut.
+std::string shown(const Json &v) {
+  constexpr int kMaxDepth = 16;
+  std::vector<std::pair<const Json *, int>> todo = {{&v, 0}};
+  while (!todo.empty()) {
+    const auto [j, depth] = todo.back();
+    todo.pop_back();
+    if (!j->is_structured()) continue;
+    if (depth == kMaxDepth) return v.is_array() ? "a list nested deeper than 16" : "an object nested deeper than 16";
+    for (const Json &c : *j) todo.push_back({&c, depth + 1});
+  }
+  std::string text = v.dump();
+  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  return text;
+}
+
 const char *kLoadHint = "--init-from takes a directory written by --save-weights or by tools/weights/dx_weights.py "
                         "for this model (./model --print-weights lists the tensors it needs)";
 
@@ -84,8 +103,20 @@ void load_weights(const Metadata &meta, Arenas &a, const std::string &dir, const
   const std::string index = dir + "/index.json";
   std::ifstream f(index);
   DXRT_CHECK(f.good(), str(who, ": '", index, "' does not exist or cannot be read"), kLoadHint);
-  Json j = Json::parse(f, nullptr, /*allow_exceptions=*/false);
-  DXRT_CHECK(!j.is_discarded() && j.is_object() && j.value("format", "") == "deepex-weights" &&
+  // Nested at most kMaxNesting deep (an index nests 4 deep): an ordered_json
+  // object copies its members, recursively, when its vector of them grows
+  // (pair<const string, json> has no noexcept move), so a value nested some
+  // thousands deep followed by more keys would overflow the stack in parse().
+  static constexpr int kMaxNesting = 64;
+  Json j = Json::parse(
+      f,
+      [&](int depth, Json::parse_event_t, Json &) {
+        DXRT_CHECK(depth <= kMaxNesting, str(who, ": '", index, "' nests deeper than ", kMaxNesting), kLoadHint);
+        return true;
+      },
+      /*allow_exceptions=*/false);
+  // (Not j.value("format", ""): it throws json::type_error when format is not a string.)
+  DXRT_CHECK(!j.is_discarded() && j.is_object() && j.contains("format") && j["format"] == "deepex-weights" &&
                  j.contains("tensors") && j["tensors"].is_array(),
              str(who, ": '", index, "' is not a DeepEx weights index"), kLoadHint);
   // name -> (shape, file) as the index lists them.
@@ -93,7 +124,7 @@ void load_weights(const Metadata &meta, Arenas &a, const std::string &dir, const
   for (const Json &t : j["tensors"]) {
     DXRT_CHECK(t.is_object() && t.contains("name") && t["name"].is_string() && t.contains("shape") &&
                    t["shape"].is_array() && t.contains("file") && t["file"].is_string(),
-               str(who, ": an entry of '", index, "' lacks its name, shape or file: ", t.dump()), kLoadHint);
+               str(who, ": an entry of '", index, "' lacks its name, shape or file: ", shown(t)), kLoadHint);
     std::vector<int64_t> shape;
     for (const Json &d : t["shape"]) {
       DXRT_CHECK(d.is_number_integer(), str(who, ": tensor '", t["name"].get<std::string>(), "' in '", index,
