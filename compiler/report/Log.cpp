@@ -1,6 +1,7 @@
 #include "report/Log.h"
 
 #include "util/Format.h"
+#include "util/JsonShown.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -40,23 +41,8 @@ namespace {
 // int64_t arithmetic can overflow, whatever a log says.
 constexpr int64_t kMaxCount = int64_t(1) << 53;
 
-// A value for a message: its JSON text, cut short when long. A deeply nested
-// one is only named: nlohmann's dump() recurses, and a crafted line of
-// 100,000 '[' would overflow the stack.
-std::string shown(const Json &v) {
-  constexpr int kMaxDepth = 16;
-  std::vector<std::pair<const Json *, int>> todo = {{&v, 0}};
-  while (!todo.empty()) {
-    const auto [j, depth] = todo.back();
-    todo.pop_back();
-    if (!j->is_structured()) continue;
-    if (depth == kMaxDepth) return v.is_array() ? "an array nested deeper than 16" : "an object nested deeper than 16";
-    for (const Json &c : *j) todo.push_back({&c, depth + 1});
-  }
-  std::string text = v.dump();
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
-}
+// A value for a message (util/JsonShown.h).
+std::string shown(const Json &v) { return dx::json_shown(v, "an array"); }
 
 // The fields of one event, with typed getters that throw InputError naming
 // the file, the line, the event and the field.

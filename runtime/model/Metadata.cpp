@@ -2,6 +2,7 @@
 
 #include "common/Check.h"
 #include "data/Array.h"
+#include "util/JsonShown.h"
 
 #include <algorithm>
 #include <utility>
@@ -16,23 +17,8 @@ namespace {
 
 const char *kHint = "the model object and libdxrt disagree about docs/abi.md; rebuild the model with this dxc";
 
-// A value for a message: values nested deeper than 16 are named, not dumped
-// (nlohmann's dump() recurses once per level: a value nested 100,000 deep
-// would overflow the stack), long ones cut.
-std::string shown(const Json &v) {
-  constexpr int kMaxDepth = 16;
-  std::vector<std::pair<const Json *, int>> todo = {{&v, 0}};
-  while (!todo.empty()) {
-    const auto [j, depth] = todo.back();
-    todo.pop_back();
-    if (!j->is_structured()) continue;
-    if (depth == kMaxDepth) return v.is_array() ? "a list nested deeper than 16" : "an object nested deeper than 16";
-    for (const Json &c : *j) todo.push_back({&c, depth + 1});
-  }
-  std::string text = v.dump();
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
-}
+// A value for a message (util/JsonShown.h).
+std::string shown(const Json &v) { return dx::json_shown(v); }
 
 // A JSON object with the path it was found at, for messages.
 struct Node {

@@ -3,6 +3,7 @@
 #include "common/Check.h"
 #include "data/Array.h"
 #include "util/Npy.h"
+#include "util/JsonShown.h"
 
 #include <nlohmann/json.hpp>
 
@@ -51,23 +52,8 @@ Json index_json(const Metadata &meta) {
   return j;
 }
 
-// An index entry for a message: one nested deeper than 16 is named, not
-// dumped (nlohmann's dump() recurses once per level: an entry nested
-// 100,000 deep would overflow the stack), a long one cut.
-std::string shown(const Json &v) {
-  constexpr int kMaxDepth = 16;
-  std::vector<std::pair<const Json *, int>> todo = {{&v, 0}};
-  while (!todo.empty()) {
-    const auto [j, depth] = todo.back();
-    todo.pop_back();
-    if (!j->is_structured()) continue;
-    if (depth == kMaxDepth) return v.is_array() ? "a list nested deeper than 16" : "an object nested deeper than 16";
-    for (const Json &c : *j) todo.push_back({&c, depth + 1});
-  }
-  std::string text = v.dump();
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
-  return text;
-}
+// An index entry for a message (util/JsonShown.h).
+std::string shown(const Json &v) { return dx::json_shown(v); }
 
 const char *kLoadHint = "--init-from takes a directory written by --save-weights or by tools/weights/dx_weights.py "
                         "for this model (./model --print-weights lists the tensors it needs)";
