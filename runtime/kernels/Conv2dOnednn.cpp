@@ -26,9 +26,9 @@
 // oneDNN's Winograd F(4x4, 3x3) kernels (all three directions), which do
 // about half the multiplications of the direct ones: 64 -> 64 channels at
 // 11x11, batch 64, on one AVX-512 core, 5.0 -> 2.4 ms forward, 4.7 -> 2.3 ms
-// for dx and 5.2 -> 2.6 ms for dw. Small channel counts, tiny images and
-// 16 -> 32 channels lose (conv2d_winograd_pays says which geometries try
-// it). The transforms cost accuracy: against a float64 reference the error
+// for dx and 5.2 -> 2.6 ms for dw. Fewer than 16 channels on a side, fewer
+// than 512 channel pairs (16 -> 16) and outputs under 4x4 lose
+// (conv2d_winograd_pays says which geometries try it). The transforms cost accuracy: against a float64 reference the error
 // of a 64-channel layer's output is about 1e-6 relative (RMS), four to five
 // times the direct kernel's, far below what training notices. A geometry
 // whose Winograd kernel would want a scratchpad of more than its x and y
