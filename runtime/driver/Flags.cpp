@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 
 namespace dxrt {
@@ -76,18 +77,24 @@ std::vector<std::string> expand_set(int argc, char **argv, const Metadata &meta)
 
 // CLI11's number checks print their range as a 300-digit float; these say
 // what is wrong in words.
-CLI::Validator whole_number(int64_t min) {
+CLI::Validator whole_number(int64_t min, int64_t max = INT64_MAX) {
   return CLI::Validator(
-      [min](std::string &text) -> std::string {
+      [min, max](std::string &text) -> std::string {
         char *end = nullptr;
         errno = 0;
         long long v = std::strtoll(text.c_str(), &end, 10);
         if (text.empty() || *end != '\0' || errno == ERANGE) return str("'", text, "' is not a whole number");
         if (v < min) return str("must be at least ", min, ", not ", text);
+        if (v > max) return str("must be at most ", max, ", not ", text);
         return "";
       },
-      "", str("whole number >= ", min));
+      "", max == INT64_MAX ? str("whole number >= ", min) : str("whole number in [", min, ", ", max, "]"));
 }
+
+// The largest batch (and micro-batch count) a flag may give: far beyond any
+// real batch, and small enough that the products of batches, ranks and
+// sample sizes the runtime forms stay far from int64_t's range.
+constexpr int64_t kMaxBatchFlag = int64_t(1) << 30;
 
 CLI::Validator positive_real() {
   return CLI::Validator(
@@ -123,9 +130,9 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
   app.add_option("--lr", lr, "Base learning rate of the schedule")->default_str(num(meta.optimizer.lr))->check(positive_real())->type_name("X");
   app.add_option("--batch", batch, "Batch size per rank (the global batch is this times the ranks)")
-      ->default_str(std::to_string(t.batch_per_rank))->check(whole_number(1))->type_name("N");
+      ->default_str(std::to_string(t.batch_per_rank))->check(whole_number(1, kMaxBatchFlag))->type_name("N");
   app.add_option("--accumulate", accumulate, "Gradient accumulation: M micro-batches of --batch per step and rank")
-      ->default_str("1")->check(whole_number(1))->type_name("M");
+      ->default_str("1")->check(whole_number(1, kMaxBatchFlag))->type_name("M");
   app.add_option("--seed", seed, "Seed of initialisation, data order and dropout")->default_str(std::to_string(t.seed))
       ->check(whole_number(0))->type_name("N");
   app.add_option("--log", log, "Write the metrics log (JSON lines) to FILE")->type_name("FILE");
@@ -136,7 +143,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--synthetic-samples", synth_n, "Training samples of a --synthetic run")
       ->default_str("32 global batches")->check(whole_number(1))->type_name("N");
   app.add_option("--max-steps", max_steps, "Stop after N training steps in all")->check(whole_number(1))->type_name("N");
-  app.add_option("--eval-batch", eval_batch, "Batch size of evaluation")->default_str("--batch")->check(whole_number(1))->type_name("N");
+  app.add_option("--eval-batch", eval_batch, "Batch size of evaluation")->default_str("--batch")->check(whole_number(1, kMaxBatchFlag))->type_name("N");
   app.add_flag("--stop-at-target", stop_at_target, "Stop once the train block's target is met");
   app.add_flag("--profile", profile, "After training, print the time per layer and phase of a step (CPU builds)");
   app.add_option("--sync", sync, "allreduce (gradients every step) or average:K (average the models every K steps)")

@@ -194,6 +194,10 @@ TEST(Driver, BadFlagsExitWithTwo) {
   EXPECT_TRUE(contains(r.out, "--lr")) << r.out;
   r = run("--batch");
   EXPECT_EQ(r.code, 2) << r.out;
+  // A batch whose products with the ranks and sample sizes would overflow.
+  r = run("--batch 9223372036854775807");
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "must be at most 1073741824")) << r.out;
 }
 
 TEST(Driver, MissingDataExitsWithOneNamingTheFile) {
