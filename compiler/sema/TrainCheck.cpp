@@ -595,8 +595,15 @@ public:
       bool shape = s.phrases.size() == 1 && (t.size() == 1 || (t.size() == 3 && isWord(*t[1], "per") &&
                                                                isWord(*t[2], "rank")));
       Value v = shape ? term(*t[0]) : Value::error();
+      // The executable's --batch has the same bound: far beyond any real
+      // batch, and far from overflowing the runtime's products of batches,
+      // ranks and sample sizes.
+      constexpr int64_t kMaxBatch = int64_t(1) << 30;
       if (!shape || v.kind != Value::Kind::Int || v.i <= 0) {
         diags_.error(s.range, "'batch' expects a positive per-rank batch size, e.g. 'batch: 64 per rank'");
+        ok = false;
+      } else if (v.i > kMaxBatch) {
+        diags_.error(s.range, "'batch' is at most 1073741824 (2^30) per rank, not " + std::to_string(v.i));
         ok = false;
       } else
         c.batchPerRank = v.i;
