@@ -17,8 +17,6 @@
 #include "ReaderFuzz.h"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <zlib.h>
 
 namespace {
@@ -46,15 +44,8 @@ struct Fixture {
     dxrt::Progress p;
     p.step = 3;
     step_dir = dxrt::Checkpointer(meta, cfg, world).write(p, a);
-    valid_done = slurp(step_dir + "/DONE");
-    valid_rank = slurp(step_dir + "/rank-0000.ckpt");
-  }
-
-  static std::string slurp(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    valid_done = dxfuzz::read_file(step_dir + "/DONE");
+    valid_rank = dxfuzz::read_file(step_dir + "/rank-0000.ckpt");
   }
 };
 

@@ -16,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace dxfuzz {
@@ -49,6 +51,14 @@ inline void write_file(const std::filesystem::path &path, const void *data, size
     std::perror(("dx-fuzz: writing " + path.string()).c_str());
     std::abort();
   }
+}
+
+// The whole of a file (the harnesses' valid fixtures), empty when unreadable.
+inline std::string read_file(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 // Writes the bytes to `name` inside scratch_dir() and returns its path.

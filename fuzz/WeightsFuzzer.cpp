@@ -17,8 +17,6 @@
 #include "train/Weights.h"
 #include "ReaderFuzz.h"
 
-#include <fstream>
-#include <sstream>
 
 namespace {
 
@@ -41,15 +39,8 @@ struct Fixture {
     dxrt::init_arena(meta.params, arenas.params.data(), 4, 0);
     dxrt::init_arena(meta.buffers, arenas.buffers.data(), 4, dxrt::kBufferStreams);
     dxrt::save_weights(meta, arenas, dir);
-    valid_index = slurp(index);
-    valid_first = slurp(first);
-  }
-
-  static std::string slurp(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+    valid_index = dxfuzz::read_file(index);
+    valid_first = dxfuzz::read_file(first);
   }
 };
 

@@ -418,6 +418,30 @@ const std::pair<const char *, Conv> kWinogradLayers[] = {
     {"odd_channels", {2, 24, 12, 13, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
     {"no_padding", {2, 32, 10, 10, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1}}};
 
+// oneDNN's three directions on (x, w, dy) against the float64 reference, at
+// the direct kernels' tolerance; returns them.
+Results onednn_against_reference(const Conv &p, std::vector<float> &x, std::vector<float> &w,
+                                 std::vector<float> &dy) {
+  Results one = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+  std::vector<double> ref_dx, ref_dw;
+  ref_backward(p, std::vector<double>(x.begin(), x.end()), std::vector<double>(w.begin(), w.end()),
+               std::vector<double>(dy.begin(), dy.end()), ref_dx, ref_dw);
+  expect_close(one.y, ref_forward(p, x, w), p.c * p.kh * p.kw, "y");
+  expect_close(one.dx, ref_dx, p.f * p.kh * p.kw, "dx");
+  expect_close(one.dw, ref_dw, p.n * p.ho() * p.wo(), "dw");
+  return one;
+}
+
+// No direction of the geometry runs a Winograd kernel.
+void expect_no_winograd(const dxrt::ConvGeometry &g) {
+  for (auto dir : {dxrt::ConvDir::kForward, dxrt::ConvDir::kGradInput, dxrt::ConvDir::kGradWeight}) {
+    const char *impl = dxrt::conv2d_onednn_impl(dir, g);
+    if (impl) {
+      EXPECT_EQ(std::string(impl).find("wino"), std::string::npos) << "direction " << int(dir) << ": " << impl;
+    }
+  }
+}
+
 class ConvWinogradTest : public ::testing::TestWithParam<Conv> {
 protected:
   void SetUp() override { dxrt::set_conv_algorithm(dxrt::ConvAlgorithm::kWinograd); }
@@ -427,13 +451,7 @@ protected:
 TEST_P(ConvWinogradTest, AgreesWithTheReference) {
   const Conv p = GetParam();
   auto x = rnd<float>(p.xs(), 61), w = rnd<float>(p.ws(), 62), dy = rnd<float>(p.ys(), 63);
-  Results one = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
-  std::vector<double> ref_dx, ref_dw;
-  ref_backward(p, std::vector<double>(x.begin(), x.end()), std::vector<double>(w.begin(), w.end()),
-               std::vector<double>(dy.begin(), dy.end()), ref_dx, ref_dw);
-  expect_close(one.y, ref_forward(p, x, w), p.c * p.kh * p.kw, "y");
-  expect_close(one.dx, ref_dx, p.f * p.kh * p.kw, "dx");
-  expect_close(one.dw, ref_dw, p.n * p.ho() * p.wo(), "dw");
+  Results one = onednn_against_reference(p, x, w, dy);
   // The fused backward (one dy for both gradients) gives the same bits.
   std::vector<float> dx(size_t(p.xs()), 77.0f), dw(size_t(p.ws()), 77.0f);
   dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c, p.kh, p.kw), dyd = m4(dy, p.n, p.f, p.ho(), p.wo()),
@@ -453,12 +471,7 @@ TEST_P(ConvWinogradTest, RunsOnednnsWinogradKernelOnAvx512) {
     EXPECT_NE(std::string(impl).find("wino"), std::string::npos) << "direction " << int(dir) << ": " << impl;
   }
   dxrt::set_conv_algorithm(dxrt::ConvAlgorithm::kDirect);
-  for (auto dir : {dxrt::ConvDir::kForward, dxrt::ConvDir::kGradInput, dxrt::ConvDir::kGradWeight}) {
-    const char *impl = dxrt::conv2d_onednn_impl(dir, g);
-    if (impl) {
-      EXPECT_EQ(std::string(impl).find("wino"), std::string::npos) << "direction " << int(dir) << ": " << impl;
-    }
-  }
+  expect_no_winograd(g);
 }
 
 INSTANTIATE_TEST_SUITE_P(Layers, ConvWinogradTest, ::testing::ValuesIn(shapes(kWinogradLayers)),
@@ -471,19 +484,8 @@ TEST(ConvWinograd, UnequalPaddingRunsDirect) {
   dxrt::set_conv_algorithm(dxrt::ConvAlgorithm::kWinograd);
   const Conv p{2, 16, 9, 10, 32, 3, 3, 1, 1, 0, 1, 1, 0, 1, 1, 1};
   auto x = rnd<float>(p.xs(), 64), w = rnd<float>(p.ws(), 65), dy = rnd<float>(p.ys(), 66);
-  Results one = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
-  std::vector<double> ref_dx, ref_dw;
-  ref_backward(p, std::vector<double>(x.begin(), x.end()), std::vector<double>(w.begin(), w.end()),
-               std::vector<double>(dy.begin(), dy.end()), ref_dx, ref_dw);
-  expect_close(one.y, ref_forward(p, x, w), p.c * p.kh * p.kw, "y");
-  expect_close(one.dx, ref_dx, p.f * p.kh * p.kw, "dx");
-  expect_close(one.dw, ref_dw, p.n * p.ho() * p.wo(), "dw");
-  for (auto dir : {dxrt::ConvDir::kForward, dxrt::ConvDir::kGradInput, dxrt::ConvDir::kGradWeight}) {
-    const char *impl = dxrt::conv2d_onednn_impl(dir, geometry(p));
-    if (impl) {
-      EXPECT_EQ(std::string(impl).find("wino"), std::string::npos) << "direction " << int(dir) << ": " << impl;
-    }
-  }
+  onednn_against_reference(p, x, w, dy);
+  expect_no_winograd(geometry(p));
   dxrt::set_conv_algorithm(dxrt::ConvAlgorithm::kAuto);
 }
 
