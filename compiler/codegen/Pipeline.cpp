@@ -369,12 +369,12 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   const bool strict = opts.strictFp || !opts.emulateGpu.empty();
   std::string toLLVM =
       opts.emulateGpu.empty() ? cpuToLLVM(vectorBits(opts), /*vectorize=*/!strict) : emulateGpuPipeline(opts.emulateGpu);
-  // dx-fuse-reduction-loops (vector builds): a normalisation's second pass
-  // reads its tensor from cache. dx-grads-ready: the runtime all-reduces
-  // gradients during the backward pass.
-  const bool vectorize = opts.emulateGpu.empty() && !strict;
+  // dx-fuse-reduction-loops (vector builds, on request): a normalisation's
+  // second pass reads its tensor from cache. dx-grads-ready: the runtime
+  // all-reduces gradients during the backward pass.
+  const bool fuseReductions = opts.emulateGpu.empty() && !strict && !split && opts.fuseReductionLoops;
   if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
-                                         (vectorize && !split ? "dx-fuse-reduction-loops, canonicalize, cse, " : "") +
+                                         (fuseReductions ? "dx-fuse-reduction-loops, canonicalize, cse, " : "") +
                                          "dx-grads-ready, " + kBufferize + ", " + toLLVM)))
     return mlir::failure();
 

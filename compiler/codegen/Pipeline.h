@@ -33,6 +33,11 @@ struct CodegenOptions {
   // Target::Cpu, a test: no fast-math flags (dx-strip-fast-math), so that
   // every sum runs in program order; always so with emulateGpu.
   bool strictFp = false;
+  // Target::Cpu with vector code, for measurements: dx-fuse-reduction-loops
+  // (FuseReductionLoops.h). Off by default: on the machines measured, two
+  // streaming passes over a normalisation's tensor beat one pass per channel
+  // tile (docs/codegen.md, section 5).
+  bool fuseReductionLoops = false;
 };
 
 // The CUDA lowering after bufferization, up to gpu-module-to-binary{format=isa}

@@ -239,6 +239,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.splitReductions = req.splitReductions;
   opts.emulateGpu = req.emulateGpu;
   opts.strictFp = req.strictFp;
+  opts.fuseReductionLoops = req.fuseReductionLoops;
   if (cuda) {
     opts.target = Target::Cuda;
     if (!req.gpuArch.empty()) {

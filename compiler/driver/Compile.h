@@ -18,6 +18,7 @@ struct CompileRequest {
   long long splitReductions = -1; // hidden --split-reductions[=N]: CodegenOptions::splitReductions
   std::string emulateGpu;          // hidden --emulate-gpu=ORDER: CodegenOptions::emulateGpu
   bool strictFp = false;           // hidden --strict-fp: CodegenOptions::strictFp
+  bool fuseReductionLoops = false; // hidden --fuse-reduction-loops: CodegenOptions::fuseReductionLoops
 };
 
 // Everything after sema: MLIRGen, passes, object, link. Prints the requested

@@ -55,6 +55,7 @@ struct Options {
   std::string splitReductions;    // hidden --split-reductions[=N]; empty: not given
   std::string emulateGpu;         // hidden --emulate-gpu=ORDER
   bool strictFp = false;          // hidden --strict-fp
+  bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
   bool verify = false;
   bool split = false;
   std::string precision; // --precision: overrides the train block's; empty: as written
@@ -138,6 +139,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.splitReductions = o.splitReductions.empty() ? -1 : std::stoll(o.splitReductions);
     req.emulateGpu = o.emulateGpu;
     req.strictFp = o.strictFp;
+    req.fuseReductionLoops = o.fuseReductionLoops;
     return dx::compileProgram(*prog, sm, req);
   }
   return 0;
@@ -249,6 +251,8 @@ int main(int argc, char **argv) {
       ->group("");
   // Hidden, for tests: sums in program order (no fast-math flags), as --emulate-gpu's.
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
+  // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
+  compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
   compile->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
 
   dx::report::ReportOptions ro;

@@ -19,6 +19,9 @@ namespace dx {
 // Backward runs in reverse layer order and parameters lie in layer order,
 // so the suffix grows layer by layer from the end; the runtime all-reduces
 // a bucket once the suffix covers it (docs/abi.md, "Gradients ready").
+//  - lets a library call that computes a gradient (a dense or convolution
+//    weight gradient) write it into the arena's view, instead of a buffer
+//    of the workspace that the store then copies.
 // Only where stores go and one call per growth change: no arithmetic does.
 std::unique_ptr<mlir::Pass> createGradsReadyPass();
 void registerGradsReadyPass();

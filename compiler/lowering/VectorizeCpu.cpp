@@ -274,14 +274,30 @@ void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes, 
   auto isPar = [&](unsigned d) { return iters[d] == mlir::utils::IteratorType::parallel; };
   // Parallel dims outermost, reductions inside them; the vector dim is
   // innermost, or (when parallel) right outside the reductions, so that
-  // its output tile stays in registers across them.
+  // its output tile stays in registers across them. Except when the vector
+  // dim is reduced and a reduction dim comes before a parallel one (a batch
+  // norm's sums over N and H*W of [N, C, H*W]): then the loops keep the
+  // operands' own order, N, C, H*W, and read them front to back. Channel
+  // first would read N runs of H*W floats per channel, each a new stream for
+  // the prefetcher (784 bytes at 14x14): measured on one core (EPYC, 32 MiB
+  // L3), the Fashion CNN's generated code took 2.9 instead of 4.3 ms per
+  // step, the microscopy CNN's 10.7 instead of 15.7. The channel's sum is then
+  // read and written once per row of H*W (in L1) instead of kept in a
+  // register across N.
   llvm::SmallVector<unsigned> order;
+  bool reductionBeforeParallel = false;
   for (unsigned d = 0; d < v; ++d)
-    if (isPar(d)) order.push_back(d);
-  if (isPar(v)) order.push_back(v);
-  for (unsigned d = 0; d < v; ++d)
-    if (!isPar(d)) order.push_back(d);
-  if (!isPar(v)) order.push_back(v);
+    for (unsigned e = d + 1; e < v && !isPar(d); ++e) reductionBeforeParallel |= isPar(e);
+  if (!isPar(v) && reductionBeforeParallel) {
+    for (unsigned d = 0; d <= v; ++d) order.push_back(d);
+  } else {
+    for (unsigned d = 0; d < v; ++d)
+      if (isPar(d)) order.push_back(d);
+    if (isPar(v)) order.push_back(v);
+    for (unsigned d = 0; d < v; ++d)
+      if (!isPar(d)) order.push_back(d);
+    if (!isPar(v)) order.push_back(v);
+  }
 
   mlir::Location loc = g.getLoc();
   rw.setInsertionPoint(g);

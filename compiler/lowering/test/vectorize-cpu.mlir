@@ -56,30 +56,27 @@ func.func @elementwise_4d(%x: memref<?x8x7x7xf32>, %y: memref<?x8x7x7xf32>) {
 // -----
 
 // Batch-norm statistics: a sum over N, H, W of [N, C, H, W] per channel.
-// H and W collapse (784 contiguous floats); the loops are C (parallel),
-// then N and H*W (reductions); the channel's sum is carried in a register
-// through the loop over N (one load before, one store after), and the loop
-// over H*W carries 16 partial sums, one per lane, from zero: one vector add
-// per tile and one vector.reduction per row, into the channel's sum (no
+// H and W collapse (784 contiguous floats). A reduction dim (N) comes before
+// the parallel one (C), so the loops keep the tensor's order, N, C, H*W,
+// and read it front to back. The loop over H*W carries 16 partial sums, one
+// per lane, from zero: one vector add per tile and one vector.reduction per
+// row, into the channel's sum, loaded before the row and stored after it (no
 // memory traffic per element, no horizontal sum per tile).
 // CHECK-LABEL: func.func @batchnorm_sum(
 // CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
 // CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<?x32x28x28xf32> into memref<?x32x784xf32>
-// CHECK: scf.for %[[C:.*]] = %c0 to %c32 step %c1 {
-// CHECK:   %[[S:.*]] = memref.load
-// CHECK:   %[[INIT:.*]] = vector.splat %[[S]] : vector<1xf32>
-// CHECK:   %[[OUTER:.*]] = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%[[ACC:.*]] = %[[INIT]])
-// CHECK:     %[[INNER:.*]] = scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%[[PART:.*]] = %[[ZERO]]) -> (vector<16xf32>)
+// CHECK: scf.for %[[N:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:   scf.for %[[C:.*]] = %c0 to %c32 step %c1 {
+// CHECK:     %[[OUT:.*]] = memref.subview %{{.*}}[%[[C]]] [1] [1]
+// CHECK:     %[[PREV:.*]] = memref.load %[[OUT]]
+// CHECK:     %[[ROW:.*]] = scf.for %{{.*}} = %c0 to %c784 step %c16 iter_args(%[[PART:.*]] = %[[ZERO]]) -> (vector<16xf32>)
 // CHECK-NOT:   memref.store
 // CHECK-NOT:   vector.reduction
-// CHECK:       %[[ROW:.*]] = vector.load {{.*}} vector<16xf32>
-// CHECK:       %[[NEXT:.*]] = arith.addf %[[ROW]], %[[PART]] : vector<16xf32>
+// CHECK:       %[[V:.*]] = vector.load {{.*}} vector<16xf32>
+// CHECK:       %[[NEXT:.*]] = arith.addf %[[V]], %[[PART]] : vector<16xf32>
 // CHECK:       scf.yield %[[NEXT]]
-// CHECK:     %[[PREV:.*]] = vector.extract %[[ACC]][0]
-// CHECK:     vector.reduction <add>, %[[INNER]], %[[PREV]] : vector<16xf32> into f32
-// CHECK:     scf.yield
-// CHECK:   %[[SUM:.*]] = vector.extract %[[OUTER]][0]
-// CHECK:   memref.store %[[SUM]]
+// CHECK:     %[[SUM:.*]] = vector.reduction <add>, %[[ROW]], %[[PREV]] : vector<16xf32> into f32
+// CHECK:     memref.store %[[SUM]], %[[OUT]]
 // CHECK-NOT: linalg.generic
 #x4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #c4 = affine_map<(d0, d1, d2, d3) -> (d1)>
