@@ -121,8 +121,9 @@ void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceMana
                                          {"label_shape", ints(d.labelShape)},
                                          {"targets", d.hasTargets},
                                          {"target_shape", ints(d.targetShape)}};
-    // Only folder datasets augment; other formats' metadata stays as it was.
-    if (d.format == "folder") (*meta.getObject("dataset"))["augment"] = strings(d.augment);
+    // Folder datasets always state their augmentation; array datasets only
+    // when they augment (their metadata stays as it was otherwise).
+    if (d.format == "folder" || !d.augment.empty()) (*meta.getObject("dataset"))["augment"] = strings(d.augment);
   }
   std::string text;
   llvm::raw_string_ostream os(text);

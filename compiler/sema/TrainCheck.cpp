@@ -270,21 +270,21 @@ public:
       }
       c.hasLabels = c.labelColumn >= 0 || c.trainFiles.size() == 2;
       if (auto it = k.find("augment"); it != k.end())
-        diags_.error(it->second->key.range, "'augment' applies to folder datasets only");
+        diags_.error(it->second->key.range, "'augment' applies to folder, npy, idx and hdf5 datasets, not csv");
     } else if (folder) {
       for (const char *key : {"label_column", "header"})
         if (auto it = k.find(key); it != k.end())
           diags_.error(it->second->key.range, std::string("'") + key + "' applies to csv datasets only");
       ok &= folderSample(c);
       c.augment = {"random_resized_crop", "flip"}; // torchvision's ImageNet training transform
-      if (auto it = k.find("augment"); it != k.end()) ok &= augmentSetting(*it->second, c.augment);
+      if (auto it = k.find("augment"); it != k.end())
+        ok &= augmentSetting(*it->second, {"random_resized_crop", "flip"}, c.augment);
       c.hasLabels = true; // the class is the sub-folder
     } else {
       for (const char *key : {"label_column", "header"})
         if (auto it = k.find(key); it != k.end())
           diags_.error(it->second->key.range, std::string("'") + key + "' applies to csv datasets only");
-      if (auto it = k.find("augment"); it != k.end())
-        diags_.error(it->second->key.range, "'augment' applies to folder datasets only");
+      if (auto it = k.find("augment"); it != k.end()) ok &= arrayAugment(*it->second, c);
       c.hasLabels = c.trainFiles.size() == 2;
     }
     ok &= secondFile(k, c);
@@ -354,16 +354,16 @@ public:
     return false;
   }
 
-  // `augment: none` or `augment: [random_resized_crop, flip]` (any subset,
-  // each once).
-  bool augmentSetting(const ast::Setting &s, std::vector<std::string> &out) {
-    static const std::vector<std::string> kinds = {"random_resized_crop", "flip"};
-    const ast::Expr *e = one(s, "none or a list such as [random_resized_crop, flip]");
+  // `augment: none` or a list of `kinds` (any subset, each once): for folders
+  // random_resized_crop and flip, for arrays flip and transpose.
+  bool augmentSetting(const ast::Setting &s, const std::vector<std::string> &kinds, std::vector<std::string> &out) {
+    const std::string list = kinds[0] + ", " + kinds[1], expected = "none or a list such as [" + list + "]";
+    const ast::Expr *e = one(s, expected.c_str());
     if (!e) return false;
     out.clear();
     if (e->kind == ast::ExprKind::Name && e->text == "none") return true;
     if (e->kind != ast::ExprKind::List) {
-      diags_.error(e->range, "'augment' must be none or a list of: random_resized_crop, flip");
+      diags_.error(e->range, "'augment' must be none or a list of: " + list);
       return false;
     }
     bool ok = true;
@@ -373,7 +373,7 @@ public:
       for (const std::string &k : kinds) known |= k == name;
       if (!known) {
         diags_.error(el->range, "unknown augmentation '" + std::string(diags_.sources().text(el->range)) +
-                                    "'; the augmentations are random_resized_crop and flip" +
+                                    "'; the augmentations are " + kinds[0] + " and " + kinds[1] +
                                     (name.empty() ? "" : didYouMean(name, kinds)));
         ok = false;
       } else if (std::find(out.begin(), out.end(), name) != out.end()) {
@@ -384,6 +384,31 @@ public:
       }
     }
     return ok;
+  }
+
+  // `augment: [flip, transpose]` on an npy, idx or hdf5 dataset (default
+  // none): random mirrors and permutations of the sample's spatial axes,
+  // those after its channels; transpose needs them all of one length.
+  bool arrayAugment(const ast::Setting &s, DatasetConfig &c) {
+    if (!augmentSetting(s, {"flip", "transpose"}, c.augment)) return false;
+    if (c.augment.empty() || c.sample.empty()) return true; // an empty sample is reported already
+    auto shape = [](const std::vector<int64_t> &v) {
+      std::string out = "[";
+      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+      return out + "]";
+    };
+    if (c.sample.size() < 2) {
+      diags_.error(s.key.range, "'augment' flips and permutes a sample's spatial axes, but the sample " +
+                                    shape(c.sample) + " has none; augmentation needs samples [C, S1, ...]");
+      return false;
+    }
+    const bool transpose = std::find(c.augment.begin(), c.augment.end(), "transpose") != c.augment.end();
+    if (transpose && std::any_of(c.sample.begin() + 2, c.sample.end(), [&](int64_t d) { return d != c.sample[1]; })) {
+      diags_.error(s.key.range, "'transpose' permutes the sample's spatial axes, but those of " + shape(c.sample) +
+                                    " differ in length; use [flip] alone");
+      return false;
+    }
+    return true;
   }
 
   // Reads `name(k: v, ...)` against a spec table into `hyper`.

@@ -130,11 +130,15 @@ void fail_non_finite(const std::string &file, int64_t element) {
             "inputs must be finite float32 numbers");
 }
 
+void to_floats(const Array &a, float *out) {
+  // x * 1 - 0, then * 1: exactly float(x).
+  int64_t bad = convert(a.bytes.data(), a.dtype, false, a.numel(), 1.0f, 0.0f, 1.0f, out);
+  if (bad >= 0) fail_non_finite(a.file, bad);
+}
+
 std::vector<float> to_floats(const Array &a) {
   std::vector<float> out(size_t(a.numel()));
-  // x * 1 - 0, then * 1: exactly float(x).
-  int64_t bad = convert(a.bytes.data(), a.dtype, false, a.numel(), 1.0f, 0.0f, 1.0f, out.data());
-  if (bad >= 0) fail_non_finite(a.file, bad);
+  to_floats(a, out.data());
   return out;
 }
 

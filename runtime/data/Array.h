@@ -56,6 +56,8 @@ Array array_from_file(std::vector<uint8_t> bytes, const ArrayLayout &layout, con
 // Element-wise conversions; both throw dxrt::Error naming the file.
 // Inputs: any dtype; NaN/Inf are refused.
 std::vector<float> to_floats(const Array &a);
+// The same into out, a.numel() floats.
+void to_floats(const Array &a, float *out);
 // Labels: integers (or floats holding integers) in [0, classes) when classes > 0, >= 0 otherwise.
 std::vector<int64_t> to_labels(const Array &a, int64_t classes);
 // Whether v is a label as to_labels (and the CSV reader) take one: an

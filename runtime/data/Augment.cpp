@@ -136,3 +136,102 @@ void resample(const Image &img, const CropBox &box, bool flip, const Normalizati
 }
 
 } // namespace dxrt
+
+// ---- Augmentation of array samples ----
+
+namespace dxrt {
+
+std::optional<ArrayAugment> array_augment(const DatasetSpec &spec) {
+  if (spec.augment.empty()) return std::nullopt;
+  ArrayAugment a;
+  for (const std::string &name : spec.augment) {
+    if (name == "flip") a.flip = true;
+    else if (name == "transpose") a.transpose = true;
+    else DXRT_FAIL(str("unknown augmentation '", name, "' of an array dataset in the model metadata"),
+                   "the augmentations of npy, idx and hdf5 datasets are flip and transpose");
+  }
+  DXRT_CHECK(spec.sample.size() >= 2,
+             str("the dataset augments its samples, but the sample ", shape_str(spec.sample), " has no spatial axes"),
+             "augmentation needs samples [C, S1, ...]: channels, then the axes to flip or permute");
+  a.channels = spec.sample[0];
+  a.spatial.assign(spec.sample.begin() + 1, spec.sample.end());
+  DXRT_CHECK(2 * a.spatial.size() <= kAugmentDraws,
+             str("the sample ", shape_str(spec.sample), " has more than ", kAugmentDraws / 2, " spatial axes"),
+             "augment samples of at most 16 spatial axes");
+  if (a.transpose)
+    DXRT_CHECK(std::all_of(a.spatial.begin(), a.spatial.end(), [&](int64_t s) { return s == a.spatial[0]; }),
+               str("the dataset's 'transpose' augmentation permutes the sample's spatial axes, but the sample ",
+                   shape_str(spec.sample), " has axes of different lengths"),
+               "transpose needs equal spatial axes, e.g. [C, 32, 32, 32]; use flip alone otherwise");
+  if (spec.labelled() && spec.label_shape == a.spatial) a.label_maps = 1;
+  const std::vector<int64_t> &t = spec.target_shape;
+  if (spec.targets && t == a.spatial) a.target_maps = 1;
+  else if (spec.targets && t.size() == a.spatial.size() + 1 && std::equal(t.begin() + 1, t.end(), a.spatial.begin()))
+    a.target_maps = t[0];
+  return a;
+}
+
+bool SpatialTransform::identity() const {
+  for (size_t a = 0; a < perm.size(); ++a)
+    if (perm[a] != int(a) || mirror[a]) return false;
+  return true;
+}
+
+// Draws 0..k-1 of the sample: the flips; draws k..2k-2: the permutation
+// (Fisher-Yates from the last axis).
+SpatialTransform spatial_transform(const ArrayAugment &a, const AugmentKey &key, int64_t index) {
+  const size_t k = a.spatial.size();
+  SpatialTransform t;
+  t.perm.resize(k);
+  t.mirror.assign(k, false);
+  for (size_t i = 0; i < k; ++i) t.perm[i] = int(i);
+  if (a.flip)
+    for (size_t i = 0; i < k; ++i) t.mirror[i] = uniform(key, index, i, 0.0, 1.0) < 0.5;
+  if (a.transpose)
+    for (size_t i = k; i-- > 1;) std::swap(t.perm[i], t.perm[size_t(below(key, index, k + (k - 1 - i), int64_t(i + 1)))]);
+  return t;
+}
+
+template <class T>
+void transform_maps(const SpatialTransform &t, const std::vector<int64_t> &spatial, int64_t maps, T *data,
+                    std::vector<T> &scratch) {
+  if (t.identity() || maps <= 0) return;
+  const size_t k = spatial.size();
+  std::vector<int64_t> in_stride(k), step(k), extent(k), idx(k);
+  int64_t plane = 1;
+  for (size_t a = k; a-- > 0;) {
+    in_stride[a] = plane;
+    plane *= spatial[a];
+  }
+  // Output axis a walks input axis perm[a], backwards from its end when mirrored.
+  int64_t base = 0;
+  for (size_t a = 0; a < k; ++a) {
+    const size_t p = size_t(t.perm[a]);
+    extent[a] = spatial[p];
+    step[a] = t.mirror[a] ? -in_stride[p] : in_stride[p];
+    if (t.mirror[a]) base += (spatial[p] - 1) * in_stride[p];
+  }
+  scratch.resize(size_t(plane));
+  for (int64_t m = 0; m < maps; ++m) {
+    T *map = data + m * plane;
+    std::copy(map, map + plane, scratch.begin());
+    std::fill(idx.begin(), idx.end(), 0);
+    int64_t at = base;
+    for (int64_t o = 0; o < plane; ++o) {
+      map[o] = scratch[size_t(at)];
+      for (size_t a = k; a-- > 0;) { // the next output index, last axis fastest
+        at += step[a];
+        if (++idx[a] < extent[a]) break;
+        at -= step[a] * extent[a];
+        idx[a] = 0;
+      }
+    }
+  }
+}
+
+template void transform_maps<float>(const SpatialTransform &, const std::vector<int64_t> &, int64_t, float *,
+                                    std::vector<float> &);
+template void transform_maps<int64_t>(const SpatialTransform &, const std::vector<int64_t> &, int64_t, int64_t *,
+                                      std::vector<int64_t> &);
+
+} // namespace dxrt

@@ -18,6 +18,7 @@
 #include "kernels/Philox.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace dxrt {
@@ -59,5 +60,40 @@ struct ResampleScratch {
 // channel is an error naming `name`.
 void resample(const Image &img, const CropBox &box, bool flip, const Normalization &norm, int64_t out_c,
               int64_t out_h, int64_t out_w, const std::string &name, ResampleScratch &scratch, float *out);
+
+// ---- Augmentation of array samples (npy, idx, hdf5) ----
+//
+// A sample [C, S1, ..., Sk] is augmented over its k spatial axes, the same
+// for every channel: `flip` mirrors each axis with probability 1/2 on its
+// own, `transpose` permutes the axes uniformly at random (all Si equal;
+// dxc checks it). With both, every symmetry of the square (8) or cube (48).
+// A second tensor that is a map of the sample (per-pixel labels [S1..Sk],
+// per-voxel targets [K, S1..Sk]) moves with it; anything else (a class, a
+// vector of targets) is left as it is.
+struct ArrayAugment {
+  bool flip = false, transpose = false;
+  std::vector<int64_t> spatial;   // S1..Sk
+  int64_t channels = 1;           // C
+  int64_t label_maps = 0;         // labels: 1 when they are [S1..Sk], else 0 (left alone)
+  int64_t target_maps = 0;        // targets: K when they are [K, S1..Sk] or (K = 1) [S1..Sk], else 0
+};
+// From the dataset's `augment` list and shapes; nullopt when it lists nothing.
+// An unknown name, or a sample without spatial axes, is an error.
+std::optional<ArrayAugment> array_augment(const DatasetSpec &spec);
+
+// The transform of sample `index`: output axis a reads input axis perm[a],
+// mirrored when mirror[a].
+struct SpatialTransform {
+  std::vector<int> perm;
+  std::vector<bool> mirror;
+  bool identity() const;
+};
+SpatialTransform spatial_transform(const ArrayAugment &a, const AugmentKey &key, int64_t index);
+
+// Applies t to `maps` maps of shape `spatial` at data, in place (through
+// scratch, resized as needed).
+template <class T>
+void transform_maps(const SpatialTransform &t, const std::vector<int64_t> &spatial, int64_t maps, T *data,
+                    std::vector<T> &scratch);
 
 } // namespace dxrt

@@ -10,6 +10,7 @@
 
 #include "data/Array.h"
 #include "data/Bytes.h"
+#include "common/HugePages.h"
 
 #include <cstdint>
 #include <memory>
@@ -60,6 +61,7 @@ struct AugmentKey {
 };
 
 struct ImageSource; // data/ImageFolder.h
+struct ArrayAugment; // data/Augment.h
 class Hdf5Source;   // data/Hdf5.h
 
 struct Split {
@@ -67,7 +69,7 @@ struct Split {
   std::string source;          // the inputs file, for messages
   int64_t n = 0;               // samples
   int64_t sample_floats = 0;
-  std::vector<float> x;        // read splits: n * sample_floats, normalised
+  SampleFloats x;              // read splits: n * sample_floats, normalised (huge pages: HugePages.h)
   // Mapped splits (x empty): the inputs file, where its samples start, how
   // they are stored and how they are normalised.
   std::shared_ptr<const MappedFile> file;
@@ -80,6 +82,9 @@ struct Split {
   // HDF5 splits (x empty): the inputs dataset, read a sample at a time, and
   // normalised as mapped splits are (norm).
   std::shared_ptr<const Hdf5Source> h5;
+  // Array splits that the dataset augments (training only): the random
+  // flips and axis permutations gather() applies to each sample.
+  std::shared_ptr<const ArrayAugment> augment;
   std::vector<int64_t> y;      // n * label_elems labels when has_labels
   bool has_labels = false;
   int64_t label_elems = 1;     // labels per sample

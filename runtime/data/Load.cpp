@@ -2,6 +2,7 @@
 // normalise (read splits now, mapped ones as gather() copies their samples).
 #include "common/Check.h"
 #include "data/Array.h"
+#include "data/Augment.h"
 #include "data/Csv.h"
 #include "data/Dataset.h"
 #include "data/Hdf5.h"
@@ -80,7 +81,8 @@ static Split load_arrays(const DatasetSpec &spec, const std::vector<std::string>
     s.big_endian = layout.big_endian;
     s.file = std::move(file);
   } else {
-    s.x = to_floats(in);
+    s.x.resize(size_t(in.numel()));
+    to_floats(in, s.x.data());
   }
   if (s.has_labels) {
     Array lab = read(paths[1]);
@@ -136,7 +138,7 @@ static Split load_csv(const DatasetSpec &spec, const std::vector<std::string> &p
                  ", but the dataset block's sample ", shape_str(spec.sample), " has ", want, " elements"),
              "fix `sample:` or `label_column:` in the dataset block");
   s.n = t.rows;
-  s.x = std::move(t.x);
+  s.x.assign(t.x.begin(), t.x.end());
   if (spec.label_column >= 0) {
     s.y = std::move(t.y);
   } else if (s.has_targets) {
@@ -187,6 +189,8 @@ Split load_split(const DatasetSpec &spec, const std::vector<std::string> &files,
   else DXRT_FAIL(str("unknown dataset format '", spec.format, "'"), "the formats are idx, npy, csv, hdf5 and folder");
   if (s.mapped() || s.hdf5()) s.norm = normalization(spec, s.sample_floats);
   else normalize(s, spec);
+  if (which == "train")
+    if (std::optional<ArrayAugment> a = array_augment(spec)) s.augment = std::make_shared<const ArrayAugment>(*a);
   return s;
 }
 

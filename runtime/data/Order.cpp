@@ -1,5 +1,6 @@
 #include "data/Order.h"
 
+#include "data/Augment.h"
 #include "data/Hdf5.h"
 #include "data/ImageFolder.h"
 #include "kernels/Philox.h"
@@ -77,12 +78,28 @@ static void copy_second(const Split &s, int64_t src, int64_t i, int64_t *y, floa
     std::copy_n(s.t.begin() + src * s.target_floats, s.target_floats, t + i * s.target_floats);
 }
 
+// Sample src's random flips and axis permutation (data/Augment.h), applied
+// to its inputs and to labels or targets that are maps of them, at place i.
+static void augment_sample(const Split &s, int64_t src, int64_t i, float *x, int64_t *y, float *t,
+                           const AugmentKey &key) {
+  const ArrayAugment &a = *s.augment;
+  const SpatialTransform tr = spatial_transform(a, key, src);
+  if (tr.identity()) return;
+  thread_local std::vector<float> floats;
+  thread_local std::vector<int64_t> labels;
+  transform_maps(tr, a.spatial, a.channels, x + i * s.sample_floats, floats);
+  if (y && s.has_labels && a.label_maps) transform_maps(tr, a.spatial, a.label_maps, y + i * s.label_elems, labels);
+  if (t && s.has_targets && a.target_maps)
+    transform_maps(tr, a.spatial, a.target_maps, t + i * s.target_floats, floats);
+}
+
 void gather(const Split &split, const std::vector<int64_t> &order, int64_t lo, int64_t hi, float *x, int64_t *y,
             float *t, const AugmentKey &key) {
   for (int64_t i = lo; i < hi; ++i) {
     int64_t src = order[size_t(i)];
     copy_sample(split, src, x + (i - lo) * split.sample_floats, &key);
     copy_second(split, src, i - lo, y, t);
+    if (split.augment) augment_sample(split, src, i - lo, x, y, t, key);
   }
 }
 

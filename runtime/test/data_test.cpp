@@ -4,6 +4,7 @@
 #include "TestUtil.h"
 #include "common/Check.h"
 #include "data/Array.h"
+#include "data/Augment.h"
 #include "data/Bytes.h"
 #include "data/Csv.h"
 #include "data/Dataset.h"
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <numeric>
 
 using namespace dxrt;
@@ -20,6 +22,8 @@ using dxtest::expect_error;
 using dxtest::TempDir;
 
 namespace {
+
+std::vector<float> floats(const SampleFloats &x) { return {x.begin(), x.end()}; }
 
 std::vector<uint8_t> iota_bytes(size_t n) {
   std::vector<uint8_t> v(n);
@@ -50,6 +54,18 @@ TEST(Idx, ReadsImagesAndLabels) {
     EXPECT_EQ(sp.x[7], 7.0f);
     EXPECT_EQ(sp.y, (std::vector<int64_t>{0, 1, 2, 3, 1}));
   }
+}
+
+// A split's floats from 4 MiB start at a 2 MiB boundary (where huge pages
+// can back them); smaller ones are ordinary; both hold what is put there.
+TEST(Load, LargeSplitsAreAlignedForHugePages) {
+  SampleFloats big(size_t(5) << 20), small(1000);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (size_t(2) << 20), 0u);
+  big.back() = 3.0f;
+  small.back() = 4.0f;
+  EXPECT_EQ(big[(size_t(5) << 20) - 1] + small[999], 7.0f);
+  SampleFloats moved = std::move(big);
+  EXPECT_EQ(moved.back(), 3.0f);
 }
 
 TEST(Idx, TruncatedFileIsAnError) {
@@ -153,12 +169,12 @@ TEST(Normalize, ScaleThenMeanAndStdPerChannel) {
   sp.sample_floats = 4;
   sp.x = {2, 4, 6, 10};
   normalize(sp, s);
-  EXPECT_EQ(sp.x, (std::vector<float>{0, 0.5f, 0.25f, 0.75f}));
+  EXPECT_EQ(floats(sp.x), (std::vector<float>{0, 0.5f, 0.25f, 0.75f}));
   s.mean = {1};
   s.std = {2};
   sp.x = {2, 4, 6, 10};
   normalize(sp, s);
-  EXPECT_EQ(sp.x, (std::vector<float>{0, 0.5f, 1, 2}));
+  EXPECT_EQ(floats(sp.x), (std::vector<float>{0, 0.5f, 1, 2}));
   s.mean = {1, 2, 3};
   expect_error([&] { normalize(sp, s); }, {"mean lists 3 values", "2 channels"});
 }
@@ -369,7 +385,7 @@ TEST(Csv, SplitThroughTheDatasetSpec) {
   s.scale = 1.0 / 16;
   Split sp = load_split(s, s.train, "train", d.path.string());
   EXPECT_TRUE(sp.has_labels);
-  EXPECT_EQ(sp.x, (std::vector<float>{0, 1, 0.5f, 0.25f}));
+  EXPECT_EQ(floats(sp.x), (std::vector<float>{0, 1, 0.5f, 0.25f}));
   EXPECT_EQ(sp.y, (std::vector<int64_t>{1, 0}));
   s.sample = {3};
   expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {"2 feature columns", "besides label column 2", "[3]"});
@@ -602,8 +618,8 @@ TEST(Map, SamplesEqualTheReadSplitForEveryDtype) {
     EXPECT_EQ(mapped.n, 3);
     EXPECT_EQ(mapped.source, d / f.name);
     EXPECT_EQ(mapped.y, (std::vector<int64_t>{3, 0, 2}));
-    EXPECT_TRUE(same_bytes(gathered(mapped), read.x));
-    EXPECT_TRUE(same_bytes(gathered(read), read.x));
+    EXPECT_TRUE(same_bytes(gathered(mapped), floats(read.x)));
+    EXPECT_TRUE(same_bytes(gathered(read), floats(read.x)));
   }
   EXPECT_EQ(to_floats(read_npy(d / "i8.npy"))[1], float(double(big[1])));
 }
@@ -711,7 +727,7 @@ TEST(Map, CompressedAndCsvFilesAreRead) {
   c.label_column = 2;
   Split cs = load_split(c, c.train, "train", d.path.string(), Access::Map);
   EXPECT_FALSE(cs.mapped());
-  EXPECT_EQ(cs.x, (std::vector<float>{0, 16, 8, 4}));
+  EXPECT_EQ(floats(cs.x), (std::vector<float>{0, 16, 8, 4}));
 }
 
 } // namespace
@@ -749,3 +765,116 @@ TEST(Load, FashionMnistIfInstalled) {
 }
 
 } // namespace
+
+// ---- Augmentation of array samples (data/Augment.h) ----
+
+namespace {
+
+DatasetSpec augmented_spec(std::vector<int64_t> sample, std::vector<std::string> augment) {
+  DatasetSpec s;
+  s.format = "npy";
+  s.sample = std::move(sample);
+  s.augment = std::move(augment);
+  return s;
+}
+
+} // namespace
+
+// Output axis a reads input axis perm[a], mirrored when mirror[a]: a 2 x 3
+// map transposed and mirrored along the new rows, then a 2 x 2 x 2 one.
+TEST(ArrayAugment, TransformsMapsAsTheTransformSays) {
+  std::vector<float> scratch;
+  float m[6] = {0, 1, 2, 3, 4, 5}; // [[0, 1, 2], [3, 4, 5]], mirrored along its rows
+  transform_maps(SpatialTransform{{0, 1}, {false, true}}, {2, 3}, 1, m, scratch);
+  EXPECT_EQ(std::vector<float>(m, m + 6), (std::vector<float>{2, 1, 0, 5, 4, 3}));
+  float sq[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
+  transform_maps(SpatialTransform{{1, 0}, {true, false}}, {3, 3}, 1, sq, scratch);
+  // out[i][j] = in[j][2 - i]: the transpose, mirrored along its rows.
+  EXPECT_EQ(std::vector<float>(sq, sq + 9), (std::vector<float>{2, 5, 8, 1, 4, 7, 0, 3, 6}));
+  std::vector<int64_t> cube(16), iscratch;
+  std::iota(cube.begin(), cube.end(), 0); // two maps of 2 x 2 x 2
+  transform_maps(SpatialTransform{{2, 0, 1}, {false, false, true}}, {2, 2, 2}, 2, cube.data(), iscratch);
+  for (int64_t m2 = 0; m2 < 2; ++m2)
+    for (int64_t i = 0; i < 2; ++i)
+      for (int64_t j = 0; j < 2; ++j)
+        for (int64_t k = 0; k < 2; ++k) {
+          // out axes (i, j, k) read in axes (2, 0, 1): in[j][1 - k][i].
+          int64_t in = m2 * 8 + j * 4 + (1 - k) * 2 + i;
+          EXPECT_EQ(cube[size_t(m2 * 8 + i * 4 + j * 2 + k)], in);
+        }
+}
+
+// flip alone never permutes; with transpose, every one of the cube's 48
+// symmetries turns up over 2,000 samples, each about as often; the draws
+// depend on the seed, the epoch and the sample only.
+TEST(ArrayAugment, DrawsEverySymmetryOfTheCube) {
+  ArrayAugment flips = *array_augment(augmented_spec({4, 8, 8, 8}, {"flip"}));
+  ArrayAugment both = *array_augment(augmented_spec({4, 8, 8, 8}, {"flip", "transpose"}));
+  const AugmentKey key{7, 3};
+  std::map<std::pair<std::vector<int>, std::vector<bool>>, int> seen;
+  int mirrored = 0;
+  for (int64_t i = 0; i < 2000; ++i) {
+    SpatialTransform f = spatial_transform(flips, key, i);
+    EXPECT_EQ(f.perm, (std::vector<int>{0, 1, 2}));
+    mirrored += int(f.mirror[0]);
+    SpatialTransform t = spatial_transform(both, key, i);
+    ++seen[{t.perm, t.mirror}];
+    SpatialTransform again = spatial_transform(both, key, i);
+    EXPECT_EQ(again.perm, t.perm);
+    EXPECT_EQ(again.mirror, t.mirror);
+  }
+  EXPECT_EQ(seen.size(), 48u);
+  for (const auto &[t, n] : seen) EXPECT_GT(n, 15) << "a symmetry drawn " << n << " times in 2,000";
+  EXPECT_GT(mirrored, 900);
+  EXPECT_LT(mirrored, 1100);
+  int differ = 0;
+  for (int64_t i = 0; i < 100; ++i)
+    differ += int(spatial_transform(both, AugmentKey{7, 4}, i).perm != spatial_transform(both, key, i).perm);
+  EXPECT_GT(differ, 50);
+}
+
+// In training, gather() applies a sample's transform to every channel and
+// to its per-pixel labels alike; the evaluation's gather_range does not.
+TEST(ArrayAugment, GatherMovesPerPixelLabelsWithTheInputs) {
+  DatasetSpec spec = augmented_spec({2, 3, 3}, {"flip", "transpose"});
+  spec.train = {"x.npy", "y.npy"};
+  spec.classes = 100;
+  spec.label_shape = {3, 3};
+  Split sp;
+  sp.n = 40;
+  sp.sample_floats = 18;
+  sp.has_labels = true;
+  sp.label_elems = 9;
+  // Sample i, channel c, pixel p holds i * 100 + c * 10 + p; its label is p.
+  for (int64_t i = 0; i < sp.n; ++i) {
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t p = 0; p < 9; ++p) sp.x.push_back(float(i * 100 + c * 10 + p));
+    for (int64_t p = 0; p < 9; ++p) sp.y.push_back(p);
+  }
+  sp.augment = std::make_shared<const ArrayAugment>(*array_augment(spec));
+  EXPECT_EQ(sp.augment->label_maps, 1);
+  std::vector<int64_t> order(size_t(sp.n));
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<float> bx(size_t(sp.n * 18));
+  std::vector<int64_t> by(size_t(sp.n * 9));
+  gather(sp, order, 0, sp.n, bx.data(), by.data(), nullptr, AugmentKey{1, 1});
+  int moved = 0;
+  for (int64_t i = 0; i < sp.n; ++i)
+    for (int64_t p = 0; p < 9; ++p) {
+      const int64_t from = by[size_t(i * 9 + p)]; // where this pixel's label came from
+      EXPECT_EQ(bx[size_t(i * 18 + p)], float(i * 100 + from));
+      EXPECT_EQ(bx[size_t(i * 18 + 9 + p)], float(i * 100 + 10 + from));
+      moved += int(from != p);
+    }
+  EXPECT_GT(moved, 0);
+  gather_range(sp, 0, sp.n, bx.data(), by.data(), nullptr);
+  for (int64_t i = 0; i < sp.n * 9; ++i) EXPECT_EQ(by[size_t(i)], i % 9);
+}
+
+TEST(ArrayAugment, BadSettingsInMetadataAreErrors) {
+  expect_error([] { array_augment(augmented_spec({1, 4, 5}, {"transpose"})); },
+               {"transpose", "[1, 4, 5]", "different lengths"});
+  expect_error([] { array_augment(augmented_spec({8}, {"flip"})); }, {"[8]", "no spatial axes"});
+  expect_error([] { array_augment(augmented_spec({1, 4, 4}, {"rotate"})); }, {"unknown augmentation 'rotate'"});
+  EXPECT_FALSE(array_augment(augmented_spec({1, 4, 4}, {})).has_value());
+}
