@@ -30,6 +30,13 @@ void writeInPlace(mlir::bufferization::MaterializeInDestinationOp store) {
   auto alloc = tensor.getMemref().getDefiningOp<mlir::memref::AllocOp>();
   mlir::Operation *view = store.getDest().getDefiningOp();
   if (!alloc || !view || alloc->getBlock() != view->getBlock()) return;
+  // The view moves above the allocation: its operands must be there already.
+  for (mlir::Value v : view->getOperands()) {
+    mlir::Operation *def = v.getDefiningOp();
+    if (def ? def->getBlock() != alloc->getBlock() || !def->isBeforeInBlock(alloc)
+            : mlir::cast<mlir::BlockArgument>(v).getOwner() != alloc->getBlock())
+      return;
+  }
   auto from = mlir::cast<mlir::MemRefType>(alloc.getType());
   auto to = mlir::dyn_cast<mlir::MemRefType>(store.getDest().getType());
   if (!to || from.getShape() != to.getShape() || from.getElementType() != to.getElementType()) return;

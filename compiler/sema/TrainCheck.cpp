@@ -393,9 +393,9 @@ public:
     if (!augmentSetting(s, {"flip", "transpose"}, c.augment)) return false;
     if (c.augment.empty() || c.sample.empty()) return true; // an empty sample is reported already
     auto shape = [](const std::vector<int64_t> &v) {
-      std::string out = "[";
-      for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
-      return out + "]";
+      TensorType t;
+      for (int64_t d : v) t.dims.push_back(Dim::of(d));
+      return t.shapeStr();
     };
     if (c.sample.size() < 2) {
       diags_.error(s.key.range, "'augment' flips and permutes a sample's spatial axes, but the sample " +
