@@ -155,8 +155,8 @@ std::optional<ArrayAugment> array_augment(const DatasetSpec &spec) {
              "augmentation needs samples [C, S1, ...]: channels, then the axes to flip or permute");
   a.channels = spec.sample[0];
   a.spatial.assign(spec.sample.begin() + 1, spec.sample.end());
-  DXRT_CHECK(2 * a.spatial.size() <= kAugmentDraws,
-             str("the sample ", shape_str(spec.sample), " has more than ", kAugmentDraws / 2, " spatial axes"),
+  DXRT_CHECK(a.spatial.size() <= kMaxSpatialAxes,
+             str("the sample ", shape_str(spec.sample), " has more than ", kMaxSpatialAxes, " spatial axes"),
              "augment samples of at most 16 spatial axes");
   if (a.transpose)
     DXRT_CHECK(std::all_of(a.spatial.begin(), a.spatial.end(), [&](int64_t s) { return s == a.spatial[0]; }),
@@ -172,7 +172,7 @@ std::optional<ArrayAugment> array_augment(const DatasetSpec &spec) {
 }
 
 bool SpatialTransform::identity() const {
-  for (size_t a = 0; a < perm.size(); ++a)
+  for (size_t a = 0; a < axes; ++a)
     if (perm[a] != int(a) || mirror[a]) return false;
   return true;
 }
@@ -182,8 +182,7 @@ bool SpatialTransform::identity() const {
 SpatialTransform spatial_transform(const ArrayAugment &a, const AugmentKey &key, int64_t index) {
   const size_t k = a.spatial.size();
   SpatialTransform t;
-  t.perm.resize(k);
-  t.mirror.assign(k, false);
+  t.axes = k;
   for (size_t i = 0; i < k; ++i) t.perm[i] = int(i);
   if (a.flip)
     for (size_t i = 0; i < k; ++i) t.mirror[i] = uniform(key, index, i, 0.0, 1.0) < 0.5;
@@ -196,8 +195,11 @@ template <class T>
 void transform_maps(const SpatialTransform &t, const std::vector<int64_t> &spatial, int64_t maps, T *data,
                     std::vector<T> &scratch) {
   if (t.identity() || maps <= 0) return;
-  const size_t k = spatial.size();
-  std::vector<int64_t> in_stride(k), step(k), extent(k), idx(k);
+  const size_t k = t.axes;
+  DXRT_CHECK(spatial.size() == k && k <= kMaxSpatialAxes,
+             str("a spatial transform of ", k, " axes applied to maps ", shape_str(spatial)),
+             "this is a bug in DeepEx's array augmentation");
+  std::array<int64_t, kMaxSpatialAxes> in_stride{}, step{}, extent{}, idx{};
   int64_t plane = 1;
   for (size_t a = k; a-- > 0;) {
     in_stride[a] = plane;
@@ -215,7 +217,7 @@ void transform_maps(const SpatialTransform &t, const std::vector<int64_t> &spati
   for (int64_t m = 0; m < maps; ++m) {
     T *map = data + m * plane;
     std::copy(map, map + plane, scratch.begin());
-    std::fill(idx.begin(), idx.end(), 0);
+    std::fill_n(idx.begin(), k, 0);
     int64_t at = base;
     for (int64_t o = 0; o < plane; ++o) {
       map[o] = scratch[size_t(at)];

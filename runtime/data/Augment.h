@@ -17,6 +17,7 @@
 #include "data/Image.h"
 #include "kernels/Philox.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -81,17 +82,25 @@ struct ArrayAugment {
 // An unknown name, or a sample without spatial axes, is an error.
 std::optional<ArrayAugment> array_augment(const DatasetSpec &spec);
 
-// The transform of sample `index`: output axis a reads input axis perm[a],
-// mirrored when mirror[a].
+// The most spatial axes an array sample may have to be augmented: each axis
+// takes two of the sample's kAugmentDraws draws (its flip, its place).
+constexpr size_t kMaxSpatialAxes = kAugmentDraws / 2;
+
+// The transform of sample `index`: output axis a < axes reads input axis
+// perm[a], mirrored when mirror[a]. Fixed arrays, zero past `axes`, so that
+// drawing one on the training step's path allocates nothing (and two
+// transforms compare equal exactly when they do the same).
 struct SpatialTransform {
-  std::vector<int> perm;
-  std::vector<bool> mirror;
+  size_t axes = 0;
+  std::array<int, kMaxSpatialAxes> perm{};
+  std::array<bool, kMaxSpatialAxes> mirror{};
   bool identity() const;
 };
 SpatialTransform spatial_transform(const ArrayAugment &a, const AugmentKey &key, int64_t index);
 
-// Applies t to `maps` maps of shape `spatial` at data, in place (through
-// scratch, resized as needed).
+// Applies t to `maps` maps of shape `spatial` (t.axes long) at data, in
+// place, through scratch (resized as needed: it allocates only when a map is
+// larger than any before).
 template <class T>
 void transform_maps(const SpatialTransform &t, const std::vector<int64_t> &spatial, int64_t maps, T *data,
                     std::vector<T> &scratch);

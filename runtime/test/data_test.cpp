@@ -785,15 +785,15 @@ DatasetSpec augmented_spec(std::vector<int64_t> sample, std::vector<std::string>
 TEST(ArrayAugment, TransformsMapsAsTheTransformSays) {
   std::vector<float> scratch;
   float m[6] = {0, 1, 2, 3, 4, 5}; // [[0, 1, 2], [3, 4, 5]], mirrored along its rows
-  transform_maps(SpatialTransform{{0, 1}, {false, true}}, {2, 3}, 1, m, scratch);
+  transform_maps(SpatialTransform{2, {0, 1}, {false, true}}, {2, 3}, 1, m, scratch);
   EXPECT_EQ(std::vector<float>(m, m + 6), (std::vector<float>{2, 1, 0, 5, 4, 3}));
   float sq[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
-  transform_maps(SpatialTransform{{1, 0}, {true, false}}, {3, 3}, 1, sq, scratch);
+  transform_maps(SpatialTransform{2, {1, 0}, {true, false}}, {3, 3}, 1, sq, scratch);
   // out[i][j] = in[j][2 - i]: the transpose, mirrored along its rows.
   EXPECT_EQ(std::vector<float>(sq, sq + 9), (std::vector<float>{2, 5, 8, 1, 4, 7, 0, 3, 6}));
   std::vector<int64_t> cube(16), iscratch;
   std::iota(cube.begin(), cube.end(), 0); // two maps of 2 x 2 x 2
-  transform_maps(SpatialTransform{{2, 0, 1}, {false, false, true}}, {2, 2, 2}, 2, cube.data(), iscratch);
+  transform_maps(SpatialTransform{3, {2, 0, 1}, {false, false, true}}, {2, 2, 2}, 2, cube.data(), iscratch);
   for (int64_t m2 = 0; m2 < 2; ++m2)
     for (int64_t i = 0; i < 2; ++i)
       for (int64_t j = 0; j < 2; ++j)
@@ -811,11 +811,14 @@ TEST(ArrayAugment, DrawsEverySymmetryOfTheCube) {
   ArrayAugment flips = *array_augment(augmented_spec({4, 8, 8, 8}, {"flip"}));
   ArrayAugment both = *array_augment(augmented_spec({4, 8, 8, 8}, {"flip", "transpose"}));
   const AugmentKey key{7, 3};
-  std::map<std::pair<std::vector<int>, std::vector<bool>>, int> seen;
+  using Perm = decltype(SpatialTransform::perm);
+  using Mirror = decltype(SpatialTransform::mirror);
+  std::map<std::pair<Perm, Mirror>, int> seen;
   int mirrored = 0;
   for (int64_t i = 0; i < 2000; ++i) {
     SpatialTransform f = spatial_transform(flips, key, i);
-    EXPECT_EQ(f.perm, (std::vector<int>{0, 1, 2}));
+    EXPECT_EQ(f.axes, 3u);
+    EXPECT_EQ(f.perm, (Perm{0, 1, 2}));
     mirrored += int(f.mirror[0]);
     SpatialTransform t = spatial_transform(both, key, i);
     ++seen[{t.perm, t.mirror}];
