@@ -1,5 +1,7 @@
 #include "driver/Signals.h"
 
+#include "common/FaultGuard.h"
+
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -96,11 +98,7 @@ static void put_int(int64_t v) {
 }
 
 static void on_fatal(int sig) {
-  const char *name = sig == SIGSEGV ? "SIGSEGV (invalid memory access)"
-                     : sig == SIGBUS ? "SIGBUS (bus error)"
-                     : sig == SIGFPE ? "SIGFPE (arithmetic exception)"
-                     : sig == SIGILL ? "SIGILL (illegal instruction: built for a newer CPU? see dxc --cpu)"
-                                     : "SIGABRT (aborted)";
+  const char *name = fault_name(sig);
   put(g_who);
   put(": fatal signal ");
   put(name);

@@ -1,13 +1,17 @@
 // HDF5 datasets whose header announces more than the file holds: a
 // dataspace message of a few bytes can claim terabytes, which read_all()
 // allocated (and the sample order indexed) before libhdf5 read anything
-// (fuzz/README.md, Findings). Reading good files is test/e2e/hdf5.test.
+// (fuzz/README.md, Findings); a file on which libhdf5 itself faults. Reading
+// good files is test/e2e/hdf5.test.
 #include "ExpectError.h"
 #include "TestUtil.h"
 #include "data/Hdf5.h"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 using namespace dxrt;
 using dxtest::expect_error;
@@ -60,6 +64,37 @@ TEST(Hdf5, CompressedDatasetsAreRead) {
   const Hdf5Source s(dataset_x(d / "gz.h5"));
   EXPECT_EQ(s.shape(), (std::vector<int64_t>{64, 64}));
   EXPECT_EQ(s.read_all().bytes, dxtest::raw(zeros));
+}
+
+// Debian's libhdf5 reads through a null pointer on this file
+// (fuzz/libhdf5-crashes/README.md): the run's error names the file and the
+// fault, and libhdf5, unusable after it, is not called again: a good file
+// is then refused, saying why. In a child process (a death test), so that
+// this program's libhdf5 stays whole for the other tests.
+TEST(Hdf5DeathTest, AFaultInsideLibhdf5IsAnErrorNamingTheFile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe"); // the child runs the test from the start, not a fork mid-way
+  TempDir d;
+  write_h5(d / "good.h5", {4, 2}, {}, std::vector<float>(8, 1.0f));
+  const std::string bad = DXRT_HDF5_CRASH_FILE, good = d / "good.h5";
+  EXPECT_EXIT(
+      {
+        try {
+          Hdf5Source s(dataset_x(bad));
+        } catch (const Error &e) {
+          std::fprintf(stderr, "first: %s\n", e.what());
+        }
+        try {
+          Hdf5Source s(dataset_x(good));
+        } catch (const Error &e) {
+          std::fprintf(stderr, "then: %s\n", e.what());
+          std::_Exit(3);
+        }
+        std::_Exit(0);
+      },
+      testing::ExitedWithCode(3),
+      "first: libhdf5 crashed with SIGSEGV \\(invalid memory access\\) while opening dataset '/x' of HDF5 file "
+      "'.*segv-h5f-accum-read-under-h5lexists.h5'\n"
+      "then: cannot read HDF5 file '.*good.h5': libhdf5 crashed earlier in this run");
 }
 
 } // namespace
