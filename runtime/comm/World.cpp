@@ -6,6 +6,7 @@
 // a plain run must start instantly.
 #include "comm/World.h"
 
+#include "comm/Watchdog.h"
 #include "common/Check.h"
 
 #include <cstdio>
@@ -68,6 +69,7 @@ template <typename T> static void allreduce(T *data, int64_t n, MPI_Datatype typ
   constexpr int64_t kPiece = int64_t(1) << 30;
   for (int64_t i = 0; i < n; i += kPiece) {
     int count = int(std::min(kPiece, n - i));
+    CommWait wait("MPI_Allreduce");
     check_mpi(MPI_Allreduce(MPI_IN_PLACE, data + i, count, type, op, MPI_COMM_WORLD), "MPI_Allreduce", w);
   }
 }
@@ -105,6 +107,7 @@ void World::progress() {
 
 void World::wait_all() {
   if (g_requests.empty()) return;
+  CommWait wait("MPI_Waitall (the gradients' all-reduce)");
   const int rc = MPI_Waitall(int(g_requests.size()), g_requests.data(), MPI_STATUSES_IGNORE);
   g_requests.clear();
   check_mpi(rc, "MPI_Waitall", *this);
@@ -113,11 +116,14 @@ void World::wait_all() {
 void World::broadcast(void *data, int64_t bytes, int root) {
   if (size_ == 1) return;
   DXRT_CHECK(bytes <= std::numeric_limits<int>::max(), str("broadcast of ", bytes, " bytes"), "");
+  CommWait wait("MPI_Bcast");
   check_mpi(MPI_Bcast(data, int(bytes), MPI_BYTE, root, MPI_COMM_WORLD), "MPI_Bcast", *this);
 }
 
 void World::barrier() {
-  if (size_ > 1) check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", *this);
+  if (size_ == 1) return;
+  CommWait wait("MPI_Barrier");
+  check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", *this);
 }
 
 void World::abort(int code) {

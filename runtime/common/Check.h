@@ -25,6 +25,7 @@ enum ExitCode : int {
   kExitUsage = 2,     // bad command line
   kExitNonFinite = 3, // the loss became NaN or Inf
   kExitStopped = 4,   // stopped by SIGTERM after writing a checkpoint: --resume continues
+  kExitCommTimeout = 5, // waited longer than --comm-timeout for the other ranks (comm/Watchdog.h)
 };
 
 class Error : public std::runtime_error {

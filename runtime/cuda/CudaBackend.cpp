@@ -26,6 +26,7 @@
 // Initialisation and checkpoints stay on the host: parameters are
 // initialised there from the seed (so CPU and GPU runs start equal) and
 // uploaded; a checkpoint downloads them first.
+#include "comm/Watchdog.h"
 #include "common/Check.h"
 #include "common/Timer.h"
 #include "cuda/Check.h"
@@ -166,7 +167,10 @@ public:
     DXRT_CUDA_CHECK(cudaMemcpyAsync(grads_ + np_, side, kGradSide * sizeof(float), cudaMemcpyHostToDevice, stream_));
     nccl_->allreduce_sum(grads_, np_ + kGradSide, bucket_floats(sync));
     DXRT_CUDA_CHECK(cudaMemcpyAsync(side, grads_ + np_, kGradSide * sizeof(float), cudaMemcpyDeviceToHost, stream_));
-    DXRT_CUDA_CHECK(cudaStreamSynchronize(stream_)); // the host reads the side values now
+    // The host reads the side values now. A rank that hangs leaves NCCL
+    // waiting here: the watchdog (--comm-timeout) ends the job.
+    CommWait wait("ncclAllReduce (the gradients' all-reduce, waited for by cudaStreamSynchronize)");
+    DXRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
     sync.add_comm_time(now_s() - t0);
   }
 

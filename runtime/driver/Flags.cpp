@@ -123,7 +123,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   std::string log, data_dir, export_dir, sync = t.sync == "average" ? str("average:", t.average_every) : t.sync;
   std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = meta.target;
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
-  double bucket_mb = 25;
+  double bucket_mb = 25, comm_timeout = 600;
   bool synthetic = false, stop_at_target = false, resume = false, resume_auto = false, print_schedule = false, profile = false;
   bool print_weights = false, no_shuffle = false, log_steps = false;
   std::string save_weights, init_from, from, predict, predict_out = "predictions";
@@ -155,6 +155,9 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   std::string overlap = "on";
   app.add_option("--overlap", overlap, "on: all-reduce gradient buckets during the backward pass; off: after it")
       ->default_str("on")->check(CLI::IsMember({"on", "off"}))->type_name("on|off");
+  app.add_option("--comm-timeout", comm_timeout,
+                 "End the job when a rank waits longer than S seconds for the others (0: wait for ever)")
+      ->default_str("600")->check(CLI::Range(0.0, 1e9))->type_name("S");
   app.add_option("--checkpoint-dir", checkpoint_dir, "Where checkpoints are written and resumed from")
       ->default_str(checkpoint_dir)->type_name("DIR");
   app.add_option("--checkpoint-every", checkpoint_every, "Write a checkpoint every N epochs (0: only on SIGUSR1/SIGTERM)")
@@ -265,6 +268,7 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->data_threads = int(data_threads);
   cfg->checkpoint_dir = checkpoint_dir;
   cfg->checkpoint_every = checkpoint_every;
+  cfg->comm_timeout_s = comm_timeout;
   cfg->keep_checkpoints = keep;
   cfg->stop_after_epoch = stop_after;
   cfg->resume = resume;

@@ -3,6 +3,7 @@
 // message and exit code (on every rank, through World::abort).
 #include "driver/Run.h"
 
+#include "comm/Watchdog.h"
 #include "comm/World.h"
 #include "common/Check.h"
 #include "common/Timer.h"
@@ -127,6 +128,7 @@ int run(int argc, char **argv) {
     // bf16 on a CPU without bf16 instructions ends here, before any data is read.
     set_matmul_precision("the model", meta.precision().c_str());
     install_signal_handlers(str(argc > 0 ? argv[0] : "dxrt", world.size() > 1 ? str(": ", world.name()) : ""));
+    if (world.size() > 1) start_comm_watchdog(cfg.comm_timeout_s, str(argc > 0 ? argv[0] : "dxrt", ": ", world.name()));
 
     Console console(world.is_root(), !world.uses_mpi());
     DXRT_CHECK(cfg.predict.empty() || !cfg.init_from.empty() || !cfg.from.empty(),

@@ -30,6 +30,7 @@ struct RunConfig {
   std::string lr_scaling = "none"; // none or linear (base_lr already scaled)
   int64_t bucket_bytes = 25 << 20;
   bool overlap = true; // all-reduce gradient buckets during the backward pass (--overlap)
+  double comm_timeout_s = 600; // --comm-timeout: the longest wait for the other ranks (comm/Watchdog.h)
   int data_threads = 2;  // image decoding threads (folder datasets)
   // Checkpoints: every N epochs (0 = only on SIGUSR1/SIGTERM), the newest
   // `keep` kept; --resume continues from the newest; --stop-after-epoch

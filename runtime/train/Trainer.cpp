@@ -1,5 +1,6 @@
 #include "train/Trainer.h"
 
+#include "comm/Watchdog.h"
 #include "common/Check.h"
 #include "common/Timer.h"
 #include "data/Order.h"
@@ -10,6 +11,9 @@
 #include "train/Schedule.h"
 
 #include <algorithm>
+#include <cstring>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -27,10 +31,16 @@ Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &da
       start_(start_time),
       sync_(world, cfg.sync, cfg.bucket_bytes), ckpt_(meta, cfg, world) {
   // A test hook: DXRT_FAULT=RANK:STEP makes that rank die of SIGSEGV at that
-  // step, to check that a failing rank ends the job with a message.
+  // step, to check that a failing rank ends the job with a message;
+  // DXRT_FAULT=RANK:STEP:hang makes it hang there instead (as in a file
+  // system that stopped answering), for the watchdog (comm/Watchdog.h).
   if (const char *f = std::getenv("DXRT_FAULT")) {
     long long r = -1, st = -1;
-    if (std::sscanf(f, "%lld:%lld", &r, &st) == 2 && r == world.rank()) fault_step_ = st;
+    char how[8] = "";
+    if (std::sscanf(f, "%lld:%lld:%7s", &r, &st, how) >= 2 && r == world.rank()) {
+      fault_step_ = st;
+      fault_hangs_ = std::strcmp(how, "hang") == 0;
+    }
   }
   if (data.train.decoded()) prefetch_ = std::make_unique<Prefetcher>(data.train, cfg.data_threads, a_.x.size());
 }
@@ -169,7 +179,11 @@ void Trainer::step(int64_t epoch, int64_t k, int64_t steps, const std::vector<in
   const double t0 = now_s();
   ++p_.step;
   note_step(p_.step, epoch);
-  if (p_.step == fault_step_) std::raise(SIGSEGV);
+  watchdog_note_step(p_.step);
+  if (p_.step == fault_step_) {
+    while (fault_hangs_) std::this_thread::sleep_for(std::chrono::seconds(1));
+    std::raise(SIGSEGV);
+  }
   // Micro-batch m of this rank is slice rank * M + m of the global batch; it
   // draws dropout as that slice's "rank" would, so -np 1 --accumulate 2
   // trains exactly what -np 2 trains.

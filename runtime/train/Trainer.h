@@ -70,6 +70,7 @@ private:
   Checkpointer ckpt_;
   Progress p_;
   int64_t fault_step_ = -1; // DXRT_FAULT (tests)
+  bool fault_hangs_ = false;
   std::unique_ptr<Prefetcher> prefetch_; // image training splits: the next batch decoded during this step
   bool stop_ = false; // the target was met and --stop-at-target
   // Signals: the SIGUSR1 count already answered by a checkpoint (the same on
