@@ -180,10 +180,11 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
     llvm::errs() << "dxc: error: --gpu-arch needs --target=cuda\n";
     return 1;
   }
-  // The executable links libdxrt_cuda and the CUDA libraries.
-  if (cuda && req.emit.empty() && cudaRuntimeLinkArgs().empty()) {
-    llvm::errs() << "dxc: error: this dxc was built without the CUDA runtime (libdxrt_cuda), so it cannot link "
-                    "for --target=cuda: use --emit=ptx|llvm|obj, or build DeepEx where the CUDA toolkit is\n";
+  // The executable and the library link libdxrt_cuda and the CUDA libraries.
+  if (cuda && (req.emit.empty() || req.emit == "lib") && cudaRuntimeLinkArgs().empty()) {
+    llvm::errs() << "dxc: error: this dxc was built without the CUDA runtime (libdxrt_cuda), so it cannot "
+                 << (req.emit.empty() ? "link" : "make a library") << " for --target=cuda: use --emit=ptx|llvm|obj, "
+                 << "or build DeepEx where the CUDA toolkit is\n";
     return 1;
   }
   // LARS's update computes per-layer norms that the host uses to set each
@@ -259,10 +260,6 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
                     "convolutions and matrix products); compile with --target=cpu, or --precision fp32 for CUDA\n";
     return 1;
   }
-  if (lib && cuda) {
-    llvm::errs() << "dxc: error: --emit=lib makes a CPU library; the CUDA build of the library is not available yet\n";
-    return 1;
-  }
   opts.stopAfter = e == "dx" ? Stage::Dx : e == "dx-grad" ? Stage::DxGrad : e == "linalg" ? Stage::Linalg
                    : e == "ptx" ? Stage::Ptx : e == "llvm" ? Stage::LLVM : Stage::Obj;
   if (e.empty() || e == "obj") {
@@ -298,8 +295,11 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   }
   if (e == "llvm" || e == "ptx") return writeText(req.output, llvmIR); // LLVM IR, or the kernels' PTX
   if (lib) {
-    // The C API (libdxrt_infer.a, from ../lib when installed) before libdxrt.
+    // The C API (libdxrt_infer.a, from ../lib when installed) before libdxrt;
+    // for CUDA, libdxrt_cuda and the CUDA libraries around it, as for the
+    // executable.
     std::vector<std::string> link = linkArgs(DX_INFER_LIBRARY), runtime = runtimeLinkArgs();
+    if (cuda) runtime = cudaLinkLine(runtime, cudaRuntimeLinkArgs());
     link.insert(link.end(), runtime.begin(), runtime.end());
     int rc = writeModelLibrary(prog, opts.objectPath, req.output.empty() ? "lib" + stem(req.input) + ".a" : req.output,
                                link);

@@ -209,6 +209,23 @@ public:
     DXRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
+  // Device memory (cudaMalloc) only: managed and mapped host memory is
+  // readable from the host as it is.
+  bool device_pointer(const void *p) const override {
+    cudaPointerAttributes at{};
+    if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+      cudaGetLastError(); // an unregistered host pointer: not an error to keep
+      return false;
+    }
+    return at.type == cudaMemoryTypeDevice;
+  }
+  void copy_floats(float *dst, const float *src, int64_t n) override {
+    if (n <= 0) return;
+    // cudaMemcpyDefault: the direction from the pointers (unified addressing).
+    DXRT_CUDA_CHECK(cudaMemcpyAsync(dst, src, size_t(n) * sizeof(float), cudaMemcpyDefault, stream_));
+    DXRT_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
 private:
   float *f32(int slice) const { return static_cast<float *>(arena_.at(slice)); }
 

@@ -1,9 +1,12 @@
 // The inference library's C API (dxrt/infer.h) over the generated
 // dx_eval_step: one context = the metadata, host arenas for max_batch
-// samples with the loaded weights, and the dataset's normalisation. Every
-// dxrt::Error becomes a return code and a message; nothing here exits.
+// samples with the loaded weights, the backend the model was compiled for
+// (the host, or the GPU with the weights in device memory: model/Backend.h)
+// and the dataset's normalisation. Every dxrt::Error becomes a return code
+// and a message; nothing here exits.
 #include "dxrt/infer.h"
 
+#include "comm/World.h"
 #include "common/Check.h"
 #include "data/Array.h"
 #include "data/Dataset.h"
@@ -11,6 +14,7 @@
 #include "kernels/Conv2d.h"
 #include "kernels/Precision.h"
 #include "model/Arenas.h"
+#include "model/Backend.h"
 #include "model/Metadata.h"
 #include "model/Model.h"
 #include "train/Checkpoint.h"
@@ -19,12 +23,16 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 struct dx_model {
   dxrt::Metadata meta;
   std::unique_ptr<dxrt::Arenas> arenas;
+  std::unique_ptr<dxrt::Backend> backend;
+  std::vector<float> staging; // inputs in device memory, copied here to be normalised (CUDA builds)
   dxrt::Normalization norm;
   std::string error;
 };
@@ -32,6 +40,11 @@ struct dx_model {
 namespace {
 
 thread_local std::string g_open_error;
+
+// The CUDA backend's kernels share one stream and one scratch per process
+// (cuda/Context.h): predictions of a CUDA build run one at a time, whatever
+// the context. The host's contexts share nothing and run concurrently.
+std::mutex g_device_mutex;
 
 std::string message(const dxrt::Error &e) {
   std::string m = e.what();
@@ -111,6 +124,19 @@ int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out) {
     m->arenas = std::make_unique<dxrt::Arenas>(m->meta, max_batch ? max_batch : 256);
     if (weights) dxrt::load_weights(m->meta, *m->arenas, dir, "dx_model_open");
     else dxrt::load_checkpoint_weights(m->meta, *m->arenas, dir, "dx_model_open");
+    {
+      // The host, or this process's GPU (no fallback to the CPU: an error
+      // where there is none) with the weights copied there. A world of one:
+      // the library never starts MPI.
+      std::unique_lock<std::mutex> device;
+      if (m->meta.target != "cpu") device = std::unique_lock<std::mutex>(g_device_mutex);
+      try {
+        m->backend = dxrt::make_backend(m->meta, *m->arenas, dxrt::World::get(), 1);
+        m->backend->upload_model(*m->arenas);
+      } catch (const dxrt::Error &e) {
+        return fail(m.get(), DX_ERROR_INTERNAL, message(e));
+      }
+    }
     if (m->meta.dataset) m->norm = dxrt::normalization(*m->meta.dataset, m->meta.input.floats);
     else m->norm = dxrt::Normalization{false, 1, {0}, {1}, m->meta.input.floats};
     return int(DX_OK);
@@ -167,29 +193,42 @@ int dx_model_predict(dx_model *m, const float *x, int64_t n, float *const *outpu
   // matrix product runs with its stack in a heap buffer, where a handler's
   // frame would overwrite the heap.
   const dxrt::DeferAsyncSignals defer;
+  std::unique_lock<std::mutex> device;
+  if (m->meta.target != "cpu") device = std::unique_lock<std::mutex>(g_device_mutex);
   return guarded(m, DX_ERROR_INTERNAL, [&] {
     dxrt::Arenas &a = *m->arenas;
+    dxrt::Backend &backend = *m->backend;
     const dxrt::Normalization &nm = m->norm;
     const int64_t in = m->meta.input.floats, cap = a.max_batch;
+    // Inputs in device memory are normalised on the host, as the loader
+    // does it: copied into `staging` a chunk at a time (allocated once).
+    const bool x_on_device = n > 0 && backend.device_pointer(x);
+    if (x_on_device && m->staging.size() < size_t(cap * in)) m->staging.resize(size_t(cap * in));
     for (int64_t lo = 0; lo < n; lo += cap) {
       const int64_t b = std::min(cap, n - lo);
+      const float *xb = x + lo * in;
+      if (x_on_device) {
+        backend.copy_floats(m->staging.data(), xb, b * in);
+        xb = m->staging.data();
+      }
       // The dataset's normalisation, as the loader applies it to training samples.
       for (int64_t i = 0; i < b; ++i)
         for (size_t c = 0; c < nm.mean.size(); ++c) {
           const int64_t at = i * in + int64_t(c) * nm.plane;
-          const auto *src = reinterpret_cast<const uint8_t *>(x + lo * in + at);
+          const auto *src = reinterpret_cast<const uint8_t *>(xb + at);
           const int64_t bad = dxrt::convert(src, dxrt::Dtype::F32, false, nm.plane, nm.scale, nm.mean[c],
                                             nm.inv_std[c], a.x.data() + at, nm.log1p);
           if (bad >= 0)
             return fail(m, DX_ERROR_INPUT, "dx_model_predict: input " + std::to_string((lo + i) * in + int64_t(c) * nm.plane + bad) +
                                                " (sample " + std::to_string(lo + i) + ") is not finite after normalisation");
         }
-      dxrt::model_eval_step(a, b);
-      // Output k is the block after outputs 0..k-1 (docs/abi.md).
+      backend.eval_step(a, b); // every output in a.outputs, on the host
+      // Output k is the block after outputs 0..k-1 (docs/abi.md), to host or
+      // device memory, whichever outputs[k] is.
       const float *block = a.outputs.data();
       for (size_t k = 0; k < m->meta.outputs.size(); ++k) {
         const int64_t f = m->meta.outputs[k].floats;
-        std::memcpy(outputs[k] + lo * f, block, sizeof(float) * size_t(b * f));
+        backend.copy_floats(outputs[k] + lo * f, block, b * f);
         block += b * f;
       }
     }

@@ -7,6 +7,7 @@
 #include "train/ModelSync.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace dxrt {
 namespace {
@@ -65,6 +66,9 @@ public:
 
   void upload_model(Arenas &) override {}
   void download_model(Arenas &) override {}
+  void copy_floats(float *dst, const float *src, int64_t n) override {
+    if (n > 0) std::memcpy(dst, src, sizeof(float) * size_t(n));
+  }
 
 private:
   Floats accum_grads_, accum_buffers_; // --accumulate > 1: the step's weighted sums

@@ -66,6 +66,13 @@ public:
   // a checkpoint is written. No-ops on the host.
   virtual void upload_model(Arenas &a) = 0;
   virtual void download_model(Arenas &a) = 0;
+
+  // For callers that hand in their own memory (the inference library):
+  // whether p is memory of this backend's device (false on the host, and
+  // for host memory the device can map), and a copy of n floats between
+  // any two of host and device memory, complete when it returns.
+  virtual bool device_pointer(const void *) const { return false; }
+  virtual void copy_floats(float *dst, const float *src, int64_t n) = 0;
 };
 
 // The backend the model object was compiled for (its metadata's "target"):

@@ -13,6 +13,12 @@
 #                                 trajectory_flags
 #   update_bandwidth.xz           the generated Adam update against a device
 #                                 copy (bandwidth/update_bandwidth.cpp)
+#   infer_host.xz, infer_device.xz  test/infer/predict.c linked with the
+#                                 inference library of the CUDA MLP
+#                                 (--emit=lib --target=cuda), host and device
+#                                 pointers; infer/: its weights (a short CPU
+#                                 run), 100 raw samples (x.npy, x.f32) and the
+#                                 CPU executable's --predict of them (cpu/)
 #   lib/                          MPI's shared libraries, which the model
 #                                 executables and dxrt_cuda_backend_tests link
 #                                 (the GPU machine has no MPI)
@@ -60,6 +66,23 @@ c++ -std=c++20 -O2 -Wall -Wextra -I runtime -I runtime/include -I . -isystem /us
   $(cat build/runtime/cuda/dxrt-cuda-link.txt) $(cat build/runtime/dxrt-link.txt) -o "$tmp/update_bandwidth"
 strip -o "$out/update_bandwidth" "$tmp/update_bandwidth"
 xz -T1 -6 -f "$out/update_bandwidth"
+# The inference library of the CUDA MLP, called from C with host pointers and
+# with device pointers (run.sh step 6); the weights, inputs and CPU outputs
+# it is checked against.
+mkdir -p "$tmp/lib" "$out/infer"
+build/compiler/dxc compile examples/fashion-mnist/mlp.dx --emit=lib --target=cuda --gpu-arch=sm_90 -o "$tmp/lib/libmlp.a"
+for v in host device; do
+  extra=()
+  [ $v = device ] && extra=(-DPREDICT_DEVICE -isystem /usr/local/cuda/include)
+  # shellcheck disable=SC2046
+  cc -O2 -o "$tmp/infer_$v" test/infer/predict.c -DMODEL_HEADER='"mlp.h"' "${extra[@]}" \
+    $(pkg-config --cflags --libs "$tmp/lib/mlp.pc")
+  strip -o "$out/infer_$v" "$tmp/infer_$v"
+  xz -T1 -6 -f "$out/infer_$v"
+done
+"$tmp/mlp_cpu" --synthetic --synthetic-samples 256 --epochs 1 --checkpoint-every 0 --save-weights "$out/infer/w" >/dev/null
+/usr/bin/python3 test/infer/Inputs/make_inputs.py fashion 100 "$out/infer"
+"$tmp/mlp_cpu" --predict "$out/infer/x.npy" --init-from "$out/infer/w" --predict-out "$out/infer/cpu" >/dev/null
 # The non-system libraries of the executables that are not CUDA's: MPI's.
 ldd "$tmp/mlp_gpu" | awk '/=>/ {print $1, $3}' | while read -r name path; do
   case $name in

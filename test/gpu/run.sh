@@ -25,6 +25,9 @@
 #      output (mlp_split1024; the default splits from 64)
 #   5. the bandwidth of a generated fused kernel (the Adam update) against a
 #      device-to-device copy of the same bytes
+#   6. the inference library of a --target=cuda build (the MLP), called from
+#      C with host and with device pointers: the same bits both ways, equal
+#      to the CUDA executable's --predict, and within 1e-4 of the CPU's
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -196,6 +199,47 @@ if bw=$(unpack update_bandwidth); then
 else
   echo "FAIL: build/gpu/update_bandwidth.xz missing: run test/gpu/pack.sh"
   fail=1
+fi
+
+echo "== 6. the inference library of a --target=cuda build"
+# test/infer/predict.c linked with the CUDA MLP's library (pack.sh): 100 raw
+# samples, 64 per call (two calls), host pointers and device pointers
+# (cudaMalloc'd inputs and outputs). Both must give the same bits, equal to
+# the CUDA executable's --predict with the same weights (the same kernels at
+# the same batch of 64), and agree with the CPU build's outputs to 1e-4.
+inf=build/gpu/infer
+gpu=/tmp/dx-gpu-bin/mlp_gpu
+[ -x "$gpu" ] || gpu=$(unpack mlp_gpu) || gpu=
+if [ -z "$gpu" ] || [ ! -d "$inf" ] || [ -z "$py" ]; then
+  echo "FAIL: build/gpu/mlp_gpu.xz, $inf or a python3 with numpy missing: run test/gpu/pack.sh"
+  fail=1
+else
+  ok=1
+  for v in host device; do
+    bin=$(unpack infer_$v) || { echo "FAIL: build/gpu/infer_$v.xz missing"; ok=0; continue; }
+    timeout 120 "$bin" "$inf/w" "$inf/x.f32" 100 64 "$OUT/infer_${v}_" >"$OUT/infer_$v.out" 2>&1 ||
+      { echo "FAIL: infer_$v: $(cat "$OUT/infer_$v.out")"; ok=0; }
+  done
+  timeout 120 "$gpu" --predict "$inf/x.npy" --init-from "$inf/w" --predict-out "$OUT/infer_exe" >"$OUT/infer_exe.out" 2>&1 ||
+    { echo "FAIL: mlp_gpu --predict: $(tail -n 3 "$OUT/infer_exe.out")"; ok=0; }
+  if [ $ok = 1 ]; then
+    "$py" - "$OUT/infer_host_0.f32" "$OUT/infer_device_0.f32" "$OUT/infer_exe/predict_logits.npy" \
+      "$inf/cpu/predict_logits.npy" <<'PY' || fail=1
+import sys
+import numpy as np
+host, device = (np.fromfile(p, dtype=np.float32) for p in sys.argv[1:3])
+exe, cpu = (np.load(p).reshape(-1) for p in sys.argv[3:5])
+same = lambda a, b: a.size == b.size and np.array_equal(a.view(np.uint32), b.view(np.uint32))
+rel = float(np.max(np.abs(host.astype(np.float64) - cpu)) / max(float(np.max(np.abs(cpu))), 1e-30))
+ok = same(host, device) and same(host, exe) and rel < 1e-4
+print(f"library, host pointers = device pointers: {same(host, device)}; = the CUDA executable's --predict: "
+      f"{same(host, exe)}; largest relative difference to the CPU build {rel:.1e} (limit 1e-4): "
+      + ("PASS" if ok else "FAIL"))
+sys.exit(0 if ok else 1)
+PY
+  else
+    fail=1
+  fi
 fi
 
 echo "== done: $([ $fail = 0 ] && echo PASS || echo FAIL); logs in $OUT"

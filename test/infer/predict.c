@@ -3,8 +3,22 @@
  * reads N samples of raw float32 from INPUTS.f32, predicts them BATCH at a
  * time, and writes output k to OUT_PREFIX<k>.f32. Errors: the library's
  * message on stderr, exit 1. With WEIGHTS_DIR "-errors" it checks the
- * error paths instead. */
+ * error paths instead.
+ *
+ * Built with -DPREDICT_DEVICE against the library of a --target=cuda model
+ * (test/gpu/run.sh), it passes device memory instead: the inputs copied to
+ * cudaMalloc'd memory first, the outputs written to cudaMalloc'd memory and
+ * copied back. */
 #include MODEL_HEADER
+
+#ifdef PREDICT_DEVICE
+#include <cuda_runtime_api.h>
+#define CUDA(call)                                                                                                   \
+  do {                                                                                                               \
+    cudaError_t e_ = (call);                                                                                         \
+    if (e_ != cudaSuccess) return fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_)), 1;                     \
+  } while (0)
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,13 +63,27 @@ int main(int argc, char **argv) {
   fclose(f);
   float *outs[8];
   for (int k = 0; k < outputs; ++k) outs[k] = malloc(sizeof(float) * (size_t)(n * dx_model_output_floats(m, k)));
+  float *xs = x, *ys[8];
+  for (int k = 0; k < outputs; ++k) ys[k] = outs[k];
+#ifdef PREDICT_DEVICE
+  CUDA(cudaMalloc((void **)&xs, sizeof(float) * (size_t)(n * in)));
+  CUDA(cudaMemcpy(xs, x, sizeof(float) * (size_t)(n * in), cudaMemcpyHostToDevice));
+  for (int k = 0; k < outputs; ++k) CUDA(cudaMalloc((void **)&ys[k], sizeof(float) * (size_t)(n * dx_model_output_floats(m, k))));
+#endif
   /* BATCH samples per call, as a simulation would call it each time step. */
   for (long long lo = 0; lo < n; lo += batch) {
     const long long b = lo + batch <= n ? batch : n - lo;
     float *at[8];
-    for (int k = 0; k < outputs; ++k) at[k] = outs[k] + lo * dx_model_output_floats(m, k);
-    if (dx_model_predict(m, x + lo * in, b, at) != DX_OK) return fprintf(stderr, "%s\n", dx_model_error(m)), 1;
+    for (int k = 0; k < outputs; ++k) at[k] = ys[k] + lo * dx_model_output_floats(m, k);
+    if (dx_model_predict(m, xs + lo * in, b, at) != DX_OK) return fprintf(stderr, "%s\n", dx_model_error(m)), 1;
   }
+#ifdef PREDICT_DEVICE
+  for (int k = 0; k < outputs; ++k) {
+    CUDA(cudaMemcpy(outs[k], ys[k], sizeof(float) * (size_t)(n * dx_model_output_floats(m, k)), cudaMemcpyDeviceToHost));
+    CUDA(cudaFree(ys[k]));
+  }
+  CUDA(cudaFree(xs));
+#endif
   for (int k = 0; k < outputs; ++k) {
     char path[4096];
     snprintf(path, sizeof path, "%s%d.f32", argv[5], k);

@@ -25,8 +25,17 @@
  * Contexts are independent: predict may run concurrently on different
  * contexts from different threads (not on one context from two threads).
  * Memory is allocated by open and by the first predict at a batch size up to
- * max_batch; later predicts allocate nothing. The CPU build only: a model
- * compiled with --target=cuda does not make a library yet.
+ * max_batch; later predicts allocate nothing.
+ *
+ * A model compiled with --target=cuda makes a library that runs on the GPU
+ * (the one the executable would pick: the only visible one, else the MPI
+ * local rank's): open copies the weights to it, and x and each outputs[k]
+ * may each be host or device (cudaMalloc) memory. Device inputs are copied
+ * to the host to be normalised, and outputs are copied to where outputs[k]
+ * points; predict returns when they are there. Predictions of a CUDA build
+ * run one at a time in a process (its kernels share one stream), whatever
+ * the context. Without a usable GPU, open fails (DX_ERROR_INTERNAL); it
+ * never falls back to the CPU.
  */
 #ifndef DXRT_INFER_H
 #define DXRT_INFER_H
@@ -45,7 +54,7 @@ enum {
   DX_ERROR_WEIGHTS = 2,  /* weights that do not belong to this model (name, shape, non-finite values) */
   DX_ERROR_ARGUMENT = 3, /* a null pointer, a negative count, an output index out of range */
   DX_ERROR_INPUT = 4,    /* an input that is not finite after normalisation */
-  DX_ERROR_INTERNAL = 5  /* anything else (out of memory) */
+  DX_ERROR_INTERNAL = 5  /* anything else (out of memory, no GPU for a CUDA build) */
 };
 
 /* Opens the model with the weights in weights_dir: a --save-weights
@@ -73,7 +82,9 @@ int64_t dx_model_output_dim(const dx_model *m, int k, int d);
 
 /* Evaluates n samples: x holds n * dx_model_input_floats(m) floats, sample
  * after sample (C order, as the dataset files hold them); outputs[k]
- * receives n * dx_model_output_floats(m, k) floats. n may be 0. */
+ * receives n * dx_model_output_floats(m, k) floats. n may be 0. In a CUDA
+ * build x and outputs[k] may point to device memory (the array outputs
+ * itself is host memory). */
 int dx_model_predict(dx_model *m, const float *x, int64_t n, float *const *outputs);
 
 #ifdef __cplusplus
