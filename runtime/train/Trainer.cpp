@@ -25,6 +25,46 @@ namespace dxrt {
 // Side values that ride in the gradients' all-reduce (see kGradSide).
 enum Side { kSideLoss = 0, kSideUsr1 = 1, kSideTerm = 2 };
 
+// A batch norm over [B, F] (or [B, C, 1, 1]) has one value per feature and
+// sample: trained on a micro-batch of one sample, its batch statistics are
+// that sample (variance 0) and it outputs its bias whatever the input,
+// silently (PyTorch stops there: "Expected more than 1 value per channel
+// when training"). Only an epoch's first and last steps can have other
+// sizes than the rest; every rank checks every rank's micro-batches, so all
+// of them stop here with the same message, before the first step.
+static void check_batch_statistics(const Metadata &meta, const BatchPlan &plan, int64_t train_samples) {
+  const LayerSpec *single = nullptr;
+  for (const LayerSpec &l : meta.layers) {
+    if (l.op != "batchnorm" || l.output.empty()) continue;
+    int64_t spatial = 1;
+    for (size_t k = 1; k < l.output.size(); ++k) spatial *= l.output[k];
+    if (spatial == 1) {
+      single = &l;
+      break;
+    }
+  }
+  if (!single || plan.n == 0) return;
+  const int64_t steps = plan.steps(), slices = plan.world * plan.accumulate;
+  for (int64_t s : {int64_t(0), steps - 1}) {
+    const int64_t len = plan.global_size(s);
+    for (int64_t j = 0; j < slices; ++j) {
+      if (len * (j + 1) / slices - len * j / slices != 1) continue;
+      const std::string rank = plan.world > 1 ? str("rank ", j / plan.accumulate, "'s ") : std::string();
+      Error e(str("batchnorm '", single->path, "' normalises its features over the training batch, one value per "
+                  "sample, and in step ", s + 1, " of every epoch ",
+                  plan.accumulate > 1 ? str(rank, "micro-batch ", j % plan.accumulate + 1)
+                                      : (plan.world > 1 ? str(rank, "batch") : std::string("the batch")),
+                  " holds 1 sample (", train_samples, " training samples in global batches of ", plan.global_batch(),
+                  "): its statistics would be that sample's, and it would output its bias whatever the input"),
+              str("choose --batch (now ", plan.per_rank, " per rank) so that every rank's share of an epoch's "
+                  "first and last batch is 0 or at least 2 samples, or normalise with layernorm"),
+              __FILE__, __LINE__);
+      e.collective = true;
+      throw e;
+    }
+  }
+}
+
 Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &data, Arenas &arenas, Backend &backend,
                  World &world, Console &console, MetricsLog &log, double start_time)
     : meta_(meta), cfg_(cfg), data_(data), a_(arenas), backend_(backend), world_(world), console_(console), log_(log),
@@ -42,10 +82,13 @@ Trainer::Trainer(const Metadata &meta, const RunConfig &cfg, const TrainData &da
       fault_hangs_ = std::strcmp(how, "hang") == 0;
     }
   }
+  check_batch_statistics(meta, BatchPlan{data.train.n, cfg.per_rank_batch, cfg.world, cfg.rank, cfg.accumulate},
+                         data.train.n);
   if (data.train.decoded()) prefetch_ = std::make_unique<Prefetcher>(data.train, cfg.data_threads, a_.x.size());
 }
 
 double Trainer::elapsed() const { return p_.elapsed_s + (now_s() - start_); }
+
 
 static std::string joined(const std::vector<std::string> &v) {
   std::string out;
