@@ -58,6 +58,13 @@ echo "fuzz: built the fuzzers in $((built - start))s"
 
 RUNS=$BUILD/fuzz-runs
 [ "${DX_FUZZ_FRESH:-0}" = 1 ] && rm -rf "$RUNS"
+# The harnesses' scratch directories (ReaderFuzz.h: dx-fuzz-XXXXXX, removed
+# at exit) under one directory of this run, removed when it ends however it
+# ends: a harness that crashes never reaches its own clean-up.
+mkdir -p "$BUILD/fuzz-tmp"
+TMPDIR=$(cd "$BUILD/fuzz-tmp" && mktemp -d "$PWD/run-XXXXXX")
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 # Seeds found in the repository, into a harness's grown corpus (which
 # libFuzzer reads before fuzz/corpus/NAME), named by content hash so reruns
