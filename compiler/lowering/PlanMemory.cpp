@@ -3,11 +3,13 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include "llvm/Support/JSON.h"
 #include <algorithm>
 
 namespace dx {
@@ -190,6 +192,42 @@ void planFunction(mlir::func::FuncOp fn, mlir::func::FuncOp workspaceFn) {
   fn->setAttr("dx.workspace_bytes_per_sample", b.getI64IntegerAttr(perSampleBytes));
 }
 
+// The plan's sizes into the model's metadata (dx_model_metadata, written by
+// dx-build-abi): "workspace": {"dx_train_step": {"fixed_bytes": F,
+// "bytes_per_sample": S}, ...}, so that the runtime states the step's memory
+// (F + S * batch) before the first step. Modules without the global (pass
+// tests) are left as they are.
+void recordPlan(mlir::ModuleOp module) {
+  auto global = module.lookupSymbol<mlir::LLVM::GlobalOp>("dx_model_metadata");
+  auto text = global ? mlir::dyn_cast_or_null<mlir::StringAttr>(global.getValueOrNull()) : mlir::StringAttr();
+  if (!text) return;
+  llvm::StringRef json = text.getValue();
+  if (json.ends_with(llvm::StringRef("\0", 1))) json = json.drop_back();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(json);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return;
+  }
+  llvm::json::Object *meta = parsed->getAsObject();
+  if (!meta) return;
+  llvm::json::Object plan;
+  for (auto f : module.getOps<mlir::func::FuncOp>()) {
+    auto fixed = f->getAttrOfType<mlir::IntegerAttr>("dx.workspace_fixed_bytes");
+    auto perSample = f->getAttrOfType<mlir::IntegerAttr>("dx.workspace_bytes_per_sample");
+    if (fixed && perSample)
+      plan[f.getName()] = llvm::json::Object{{"fixed_bytes", fixed.getInt()}, {"bytes_per_sample", perSample.getInt()}};
+  }
+  (*meta)["workspace"] = std::move(plan);
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  os << llvm::json::Value(std::move(*meta));
+  os.flush();
+  out.push_back('\0');
+  mlir::OpBuilder b(global);
+  global.setGlobalTypeAttr(mlir::TypeAttr::get(mlir::LLVM::LLVMArrayType::get(b.getI8Type(), out.size())));
+  global.setValueAttr(b.getStringAttr(out));
+}
+
 struct PlanMemoryPass : mlir::PassWrapper<PlanMemoryPass, mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlanMemoryPass)
   llvm::StringRef getArgument() const override { return "dx-plan-memory"; }
@@ -208,6 +246,7 @@ struct PlanMemoryPass : mlir::PassWrapper<PlanMemoryPass, mlir::OperationPass<ml
     }
     for (auto f : module.getOps<mlir::func::FuncOp>())
       if (f.getName() == "dx_train_step" || f.getName() == "dx_eval_step") planFunction(f, fn);
+    recordPlan(module);
   }
 };
 

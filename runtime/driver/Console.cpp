@@ -69,7 +69,8 @@ void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
              onednn_isa(), "); weights, gradients, optimizer state and everything else fp32"));
 }
 
-void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s) {
+void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s,
+                     int64_t arena_bytes) {
   if (!enabled_) return;
   const DatasetSpec &d = *m.dataset;
   line(str("  model      ", dx::withThousands(m.param_floats), " parameters (", bytes_str(m.param_floats * 4.0), "), ",
@@ -81,6 +82,13 @@ void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train
            d.targets ? str(", targets ", shape_str(d.target_shape)) : std::string(""),
            cfg.synthetic ? std::string("") : str(", loaded in ", str_fixed(load_s, 1), " s")));
   line(str("  batch      ", cfg.per_rank_batch, " per rank, ", cfg.global_batch(), " global; eval batch ", cfg.eval_batch));
+  // The compiler's memory plan: one workspace per thread holds every
+  // activation, gradient and temporary of a step (the larger of the two).
+  if (m.train_workspace && m.eval_workspace)
+    line(str("  memory     ", bytes_str(double(arena_bytes)), " arenas (parameters, gradients, optimizer state, a batch), ",
+             bytes_str(double(m.train_workspace->at(cfg.per_rank_batch))), " training step workspace at batch ",
+             cfg.per_rank_batch, ", ", bytes_str(double(m.eval_workspace->at(cfg.eval_batch))),
+             " evaluation workspace at batch ", cfg.eval_batch, m.target == "cpu" ? "" : " (on the GPU)"));
   line(str("  optimizer  ", optimizer_str(m.optimizer, cfg.base_lr), ", schedule ", describe(cfg.schedule)));
   std::string target = cfg.target ? str(cfg.target->metric, " ", cfg.target->op, " ", num(cfg.target->value)) : "none";
   line(str("  run        ", cfg.epochs, cfg.epochs == 1 ? " epoch" : " epochs", ", seed ", cfg.seed, ", target ", target,

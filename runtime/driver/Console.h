@@ -23,7 +23,7 @@ public:
   // The first line, printed before the data loads.
   void title(const Metadata &meta, const RunConfig &cfg, int blas_threads);
   // Model, data, batch, optimizer and run settings.
-  void banner(const Metadata &meta, const RunConfig &cfg, const Split &train, const Split *test, double load_s);
+  void banner(const Metadata &meta, const RunConfig &cfg, const Split &train, const Split *test, double load_s, int64_t arena_bytes);
   void layer_table(const Metadata &meta);
   // Step `step` (from 1) of `steps` in the epoch; redrawn at most 10 times a
   // second on a terminal, otherwise a plain line at most every 10 seconds.

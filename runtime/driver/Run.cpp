@@ -200,7 +200,7 @@ int run(int argc, char **argv) {
     backend->upload_model(arenas);
 
     const Split *test = data.test ? &*data.test : nullptr;
-    console.banner(meta, cfg, data.train, test, load_s);
+    console.banner(meta, cfg, data.train, test, load_s, arenas.bytes());
     console.layer_table(meta);
     if (cfg.target && cfg.target->metric != "loss" && !test)
       console.line(str("warning: the target ", cfg.target->metric, " needs a test split, and the dataset has none"));

@@ -258,6 +258,17 @@ Metadata parse_metadata(std::string_view text) {
                           l.has("params") ? l.at("params").i() : 0, l.has("flops") ? l.at("flops").d() : 0});
     }
   }
+  if (root.has("workspace")) {
+    Node ws = root.child("workspace");
+    for (auto [name, slot] : {std::pair{"dx_train_step", &m.train_workspace}, std::pair{"dx_eval_step", &m.eval_workspace}})
+      if (ws.has(name)) {
+        Node f = ws.child(name);
+        const int64_t fixed = f.at("fixed_bytes").i(), per = f.at("bytes_per_sample").i();
+        DXRT_CHECK(fixed >= 0 && per >= 0 && fixed < (int64_t(1) << 50) && per < (int64_t(1) << 50),
+                   str("model metadata: workspace.", name, " has sizes out of range"), kHint);
+        *slot = Metadata::Workspace{fixed, per};
+      }
+  }
   if (root.has("flops_per_sample")) m.flops_per_sample = root.at("flops_per_sample").d();
   if (root.has("optimizer")) {
     Node o = root.child("optimizer");

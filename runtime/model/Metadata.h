@@ -74,6 +74,14 @@ struct Metadata {
   int64_t param_floats = 0, buffer_floats = 0, state_slots = 0;
   std::vector<ArenaEntry> params, buffers;
   std::vector<LayerSpec> layers;
+  // The memory plan of each step function (dx-plan-memory): its workspace
+  // holds fixed_bytes + bytes_per_sample * batch (every activation,
+  // gradient and temporary of a step). Absent in metadata without it.
+  struct Workspace {
+    int64_t fixed_bytes = 0, bytes_per_sample = 0;
+    int64_t at(int64_t batch) const { return fixed_bytes + bytes_per_sample * batch; }
+  };
+  std::optional<Workspace> train_workspace, eval_workspace;
   double flops_per_sample = 0;
   OptimizerSpec optimizer;
   ScheduleSpec schedule;
