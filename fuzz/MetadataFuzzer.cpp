@@ -90,7 +90,7 @@ void derive(const dxrt::Metadata &m) {
     dxrt::Console console(true, false); // stdout is /dev/null
     console.title(m, cfg, 1);
     const dxrt::Split train;
-    console.banner(m, cfg, train, nullptr, 0.5);
+    console.banner(m, cfg, train, nullptr, 0.5, int64_t(1) << 20);
     console.layer_table(m);
     dxrt::MetricsLog log(cfg.log_path, true);
     log.start(m, cfg, train, nullptr, 1, 1);

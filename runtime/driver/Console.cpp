@@ -86,8 +86,8 @@ void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train
   // activation, gradient and temporary of a step (the larger of the two).
   if (m.train_workspace && m.eval_workspace)
     line(str("  memory     ", bytes_str(double(arena_bytes)), " arenas (parameters, gradients, optimizer state, a batch), ",
-             bytes_str(double(m.train_workspace->at(cfg.per_rank_batch))), " training step workspace at batch ",
-             cfg.per_rank_batch, ", ", bytes_str(double(m.eval_workspace->at(cfg.eval_batch))),
+             bytes_str(m.train_workspace->bytes_at(cfg.per_rank_batch)), " training step workspace at batch ",
+             cfg.per_rank_batch, ", ", bytes_str(m.eval_workspace->bytes_at(cfg.eval_batch)),
              " evaluation workspace at batch ", cfg.eval_batch, m.target == "cpu" ? "" : " (on the GPU)"));
   line(str("  optimizer  ", optimizer_str(m.optimizer, cfg.base_lr), ", schedule ", describe(cfg.schedule)));
   std::string target = cfg.target ? str(cfg.target->metric, " ", cfg.target->op, " ", num(cfg.target->value)) : "none";

@@ -79,7 +79,8 @@ struct Metadata {
   // gradient and temporary of a step). Absent in metadata without it.
   struct Workspace {
     int64_t fixed_bytes = 0, bytes_per_sample = 0;
-    int64_t at(int64_t batch) const { return fixed_bytes + bytes_per_sample * batch; }
+    // In double: a batch from the command line times a size from the file.
+    double bytes_at(int64_t batch) const { return double(fixed_bytes) + double(bytes_per_sample) * double(batch); }
   };
   std::optional<Workspace> train_workspace, eval_workspace;
   double flops_per_sample = 0;
