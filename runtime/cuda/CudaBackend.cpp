@@ -55,7 +55,10 @@ size_t aligned(size_t bytes) { return (bytes + DeviceArena::kAlign - 1) / Device
 class CudaBackend final : public Backend {
 public:
   CudaBackend(Arenas &a, World &world, int64_t accumulate)
-      : device_(select_device(world.local_rank())), stream_(context().stream), np_(int64_t(a.params.size())),
+      // Under MPI the world's local rank picks the GPU; in a world of one (a
+      // plain run, or the inference library inside a host program, which
+      // never starts MPI) the launcher's variables do, as for current_device().
+      : device_(select_device(world.uses_mpi() ? world.local_rank() : local_rank_from_env())), stream_(context().stream), np_(int64_t(a.params.size())),
         nb_(int64_t(a.buffers.size())), max_batch_(a.max_batch),
         in_floats_(max_batch_ ? int64_t(a.x.size()) / max_batch_ : 0),
         label_elems_(max_batch_ ? int64_t(a.labels.size()) / max_batch_ : 0),
