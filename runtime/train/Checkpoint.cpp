@@ -26,12 +26,24 @@ uint64_t metadata_hash(const std::string &json) {
   // on the CPU). The CPU's text is hashed, so CPU hashes stay what they were.
   // Nor does the precision (weights, gradients and optimizer state are fp32
   // in both): an fp32 checkpoint loads into a bf16 build and back. fp32
-  // metadata has no "precision" (the text before it existed).
+  // metadata has no "precision" (the text before it existed). Nor the
+  // memory plan ("workspace", which differs between the targets and did not
+  // exist before): the text without it is hashed, so hashes stay what they
+  // were.
   static const std::string kCuda = "\"target\":\"cuda\"", kCpu = "\"target\":\"cpu\"";
-  static const std::string kBf16 = ",\"precision\":\"bf16\"";
+  static const std::string kBf16 = ",\"precision\":\"bf16\"", kWorkspace = "\"workspace\":{";
   std::string text = json;
   if (size_t at = text.find(kCuda); at != std::string::npos) text.replace(at, kCuda.size(), kCpu);
   if (size_t at = text.find(kBf16); at != std::string::npos) text.erase(at, kBf16.size());
+  if (size_t at = text.find(kWorkspace); at != std::string::npos) {
+    // Its object holds objects of numbers: the brace that closes it, and
+    // one comma beside it (the one before, or else the one after).
+    size_t end = at + kWorkspace.size();
+    for (int depth = 1; end < text.size() && depth > 0; ++end) depth += text[end] == '{' ? 1 : text[end] == '}' ? -1 : 0;
+    if (at > 0 && text[at - 1] == ',') --at;
+    else if (end < text.size() && text[end] == ',') ++end;
+    text.erase(at, end - at);
+  }
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
   return h;
