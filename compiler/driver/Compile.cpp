@@ -143,18 +143,13 @@ int link(const std::string &object, const std::string &output, bool cuda) {
     }
     runtime = cudaLinkLine(runtime, cudaRuntime);
   }
-  const char *cxxEnv = std::getenv("DXC_CXX");
-  std::string cxx = cxxEnv ? cxxEnv : "c++";
-  auto found = llvm::sys::findProgramByName(cxx);
-  if (!found) {
-    llvm::errs() << "dxc: error: cannot find the C++ driver '" << cxx << "' to link with (set DXC_CXX)\n";
-    return 1;
-  }
-  std::vector<std::string> args = {*found, "-o", output, object};
+  const std::string cxx = findLinker();
+  if (cxx.empty()) return 1;
+  std::vector<std::string> args = {cxx, "-o", output, object};
   args.insert(args.end(), runtime.begin(), runtime.end());
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
   std::string msg;
-  int rc = llvm::sys::ExecuteAndWait(*found, refs, std::nullopt, {}, 0, 0, &msg);
+  int rc = llvm::sys::ExecuteAndWait(cxx, refs, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {
     llvm::errs() << "dxc: error: linking failed" << (msg.empty() ? "" : ": " + msg) << "\n  command:";
     for (auto &a : args) llvm::errs() << " " << a;

@@ -5,6 +5,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -135,12 +136,16 @@ end module
 }
 
 std::string pkgConfig(const std::string &stem, const std::string &dir, const std::string &archive,
-                      const std::vector<std::string> &runtimeLink) {
+                      const std::vector<std::string> &runtimeLink, bool shared) {
   std::ostringstream p;
   p << "# " << stem << ".pc: pkg-config of the DeepEx model library (dxc compile --emit=lib).\n";
   p << "#   cc app.c $(pkg-config --cflags --libs " << dir << "/" << stem << ".pc)\n";
   p << "Name: " << stem << "\nDescription: DeepEx model " << stem << " (inference)\nVersion: 1\n";
   p << "Cflags: -I" << dir << "\n";
+  if (shared) { // everything is inside; the run path finds it where it was written
+    p << "Libs: -L" << dir << " -Wl,-rpath," << dir << " -l" << stem << "\n";
+    return p.str();
+  }
   // A group: the C API (libdxrt_infer) needs libdxrt, which needs the model's
   // functions, which need libdxrt's kernels. libdxrt is C++: a C or Fortran
   // program links the C++ runtime too.
@@ -148,6 +153,67 @@ std::string pkgConfig(const std::string &stem, const std::string &dir, const std
   for (const std::string &a : runtimeLink) p << " " << a;
   p << " -Wl,--end-group -lstdc++\n";
   return p.str();
+}
+
+// A shared object cannot take archives of position-dependent code (Debian's
+// libpng16.a, for one): the libraries around libdxrt are taken as the
+// shared objects beside their archives where there are some (libpng16.a ->
+// libpng16.so). DeepEx's own archives (libdxrt*.a, PIC) stay in.
+std::vector<std::string> sharedFriendly(const std::vector<std::string> &link) {
+  std::vector<std::string> out;
+  for (const std::string &a : link) {
+    std::filesystem::path p(a);
+    const std::string name = p.filename().string();
+    std::error_code ec;
+    if (p.extension() == ".a" && name.rfind("libdxrt", 0) != 0) {
+      std::filesystem::path so = p;
+      so.replace_extension(".so");
+      if (std::filesystem::exists(so, ec)) {
+        out.push_back(so.string());
+        continue;
+      }
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+// libNAME.so: the model object and the C API whole, libdxrt and the rest as
+// needed; only the dx_model_* functions exported (the version script), so
+// that nothing inside (OpenBLAS, libdxrt's own symbols) meets the host
+// program's.
+int linkShared(const std::string &object, const std::string &output, const std::vector<std::string> &runtimeLink,
+               const std::string &dir) {
+  const std::string cxx = findLinker();
+  if (cxx.empty()) return 1;
+  const std::string script = dir + "/." + libraryStem(output) + ".exports";
+  {
+    std::ofstream f(script);
+    f << "{ global: dx_model_*; local: *; };\n";
+    if (!f) {
+      llvm::errs() << "dxc: error: cannot write " << script << "\n";
+      return 1;
+    }
+  }
+  std::vector<std::string> args = {cxx, "-shared", "-o", output, "-Wl,--version-script=" + script,
+                                   "-Wl,--whole-archive", object};
+  std::vector<std::string> rest = sharedFriendly(runtimeLink);
+  if (!rest.empty()) args.push_back(rest.front()); // the C API, whole: nothing inside calls it
+  args.push_back("-Wl,--no-whole-archive");
+  args.insert(args.end(), rest.begin() + (rest.empty() ? 0 : 1), rest.end());
+  std::vector<llvm::StringRef> refs(args.begin(), args.end());
+  std::string msg;
+  const int rc = llvm::sys::ExecuteAndWait(cxx, refs, std::nullopt, {}, 0, 0, &msg);
+  std::error_code ec;
+  std::filesystem::remove(script, ec);
+  if (rc != 0) {
+    llvm::errs() << "dxc: error: linking the shared library failed" << (msg.empty() ? "" : ": " + msg)
+                 << "\n  command:";
+    for (const std::string &a : args) llvm::errs() << " " << a;
+    llvm::errs() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 bool writeFile(const std::string &path, const std::string &text) {
@@ -163,6 +229,17 @@ bool writeFile(const std::string &path, const std::string &text) {
 }
 
 } // namespace
+
+std::string findLinker() {
+  const char *env = std::getenv("DXC_CXX");
+  const std::string cxx = env ? env : "c++";
+  auto found = llvm::sys::findProgramByName(cxx);
+  if (!found) {
+    llvm::errs() << "dxc: error: cannot find the C++ driver '" << cxx << "' to link with (set DXC_CXX)\n";
+    return "";
+  }
+  return *found;
+}
 
 std::string libraryStem(const std::string &output) {
   std::string name = std::filesystem::path(output).filename().string();
@@ -181,28 +258,33 @@ int writeModelLibrary(const Program &prog, const std::string &object, const std:
   std::error_code ec;
   const std::filesystem::path out = std::filesystem::absolute(output, ec);
   const std::string dir = out.parent_path().string(), stem = libraryStem(output);
-  if (out.extension() != ".a") {
-    llvm::errs() << "dxc: error: --emit=lib writes a static library: -o must name a .a file (e.g. lib" << stem
-                 << ".a), not '" << output << "'\n";
-    return 1;
-  }
-  auto ar = llvm::sys::findProgramByName("ar");
-  if (!ar) {
-    llvm::errs() << "dxc: error: cannot find 'ar' to make " << output << "\n";
+  const bool shared = out.extension() == ".so";
+  if (out.extension() != ".a" && !shared) {
+    llvm::errs() << "dxc: error: --emit=lib writes a static library (.a) or a shared one (.so): -o must name such a "
+                 << "file (e.g. lib" << stem << ".a or lib" << stem << ".so), not '" << output << "'\n";
     return 1;
   }
   std::filesystem::create_directories(out.parent_path(), ec);
   std::filesystem::remove(out, ec);
-  const std::string archive = out.string();
-  std::vector<llvm::StringRef> args = {*ar, "rcs", archive, object};
-  std::string msg;
-  if (llvm::sys::ExecuteAndWait(*ar, args, std::nullopt, {}, 0, 0, &msg) != 0 || !std::filesystem::exists(archive)) {
-    llvm::errs() << "dxc: error: ar failed to write " << output << (msg.empty() ? "" : ": " + msg) << "\n";
-    return 1;
+  const std::string library = out.string();
+  if (shared) {
+    if (linkShared(object, library, runtimeLink, dir) != 0) return 1;
+  } else {
+    auto ar = llvm::sys::findProgramByName("ar");
+    if (!ar) {
+      llvm::errs() << "dxc: error: cannot find 'ar' to make " << output << "\n";
+      return 1;
+    }
+    std::vector<llvm::StringRef> args = {*ar, "rcs", library, object};
+    std::string msg;
+    if (llvm::sys::ExecuteAndWait(*ar, args, std::nullopt, {}, 0, 0, &msg) != 0 || !std::filesystem::exists(library)) {
+      llvm::errs() << "dxc: error: ar failed to write " << output << (msg.empty() ? "" : ": " + msg) << "\n";
+      return 1;
+    }
   }
   const std::string files[3][2] = {{dir + "/" + stem + ".h", header(prog, stem)},
                                    {dir + "/" + stem + ".f90", fortran(prog, stem)},
-                                   {dir + "/" + stem + ".pc", pkgConfig(stem, dir, archive, runtimeLink)}};
+                                   {dir + "/" + stem + ".pc", pkgConfig(stem, dir, library, runtimeLink, shared)}};
   for (const auto &[path, text] : files)
     if (!writeFile(path, text)) {
       llvm::errs() << "dxc: error: cannot write " << path << "\n";

@@ -1,6 +1,6 @@
 /* Running a trained DeepEx model from C, C++ or Fortran (docs/inference.md).
  *
- *   dxc compile model.dx --emit=lib -o libmodel.a
+ *   dxc compile model.dx --emit=lib -o libmodel.a      (or -o libmodel.so: a shared library)
  *
  * writes libmodel.a (the compiled model) next to model.h (this API plus the
  * model's sizes as constants), model.f90 (a Fortran module over this API,
