@@ -1,8 +1,12 @@
 #include "common/FaultGuard.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <csetjmp>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -10,10 +14,15 @@ namespace dxrt {
 
 namespace {
 
-constexpr int kFaults[] = {SIGSEGV, SIGBUS, SIGFPE};
+constexpr int kFaults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGABRT};
 
 thread_local sigjmp_buf *t_return = nullptr; // set inside a guarded call
+thread_local const char *t_what = nullptr;    // what it does, for SIGABRT's message
 thread_local int t_signal = 0;                // the fault that ended it
+
+void put(const char *s) {
+  if (s) (void)!::write(2, s, std::strlen(s));
+}
 std::atomic<bool> g_tripped{false};
 std::atomic<bool> g_disabled{false};
 struct sigaction g_previous[NSIG];
@@ -23,6 +32,11 @@ void on_fault(int sig, siginfo_t *info, void *context) {
     t_return = nullptr;
     t_signal = sig;
     g_tripped.store(true);
+    if (sig == SIGABRT && t_what) { // the heap may be gone: say it now, without allocating
+      put("error: ");
+      put(t_what);
+      put(" (SIGABRT: the library found its heap corrupted)\n");
+    }
     siglongjmp(*back, sig);
   }
   // Not ours: to the handler that was there before.
@@ -52,7 +66,7 @@ void install_once() {
 
 } // namespace
 
-int run_fault_guarded(void (*fn)(void *), void *ctx) {
+int run_fault_guarded(void (*fn)(void *), void *ctx, const char *what) {
   if (g_disabled.load(std::memory_order_relaxed)) {
     fn(ctx);
     return 0;
@@ -60,22 +74,58 @@ int run_fault_guarded(void (*fn)(void *), void *ctx) {
   install_once();
   sigjmp_buf here;
   sigjmp_buf *outer = t_return;
+  const char *outer_what = t_what;
   if (sigsetjmp(here, 0) != 0) { // back from on_fault
     t_return = outer;
+    t_what = outer_what;
     return t_signal;
   }
+  t_what = what;
   t_return = &here;
   try {
     fn(ctx);
   } catch (...) {
     t_return = outer;
+    t_what = outer_what;
     throw;
   }
   t_return = outer;
+  t_what = outer_what;
   return 0;
 }
 
 bool fault_guard_tripped() { return g_tripped.load(); }
+
+// The process's mapped address space, from /proc/self/statm (its first
+// field, in pages); 0 when unknown.
+static unsigned long long address_space_bytes() {
+  unsigned long long pages = 0;
+  if (std::FILE *f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%llu", &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  return pages * 4096ull;
+}
+
+AddressSpaceCap::AddressSpaceCap(int64_t budget) {
+  if (g_disabled.load(std::memory_order_relaxed) || budget <= 0) return;
+  const unsigned long long now = address_space_bytes();
+  struct rlimit r;
+  if (now == 0 || getrlimit(RLIMIT_AS, &r) != 0) return;
+  const unsigned long long cap = now + (unsigned long long)budget;
+  if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur <= cap) return; // the user's limit is lower already
+  previous_ = r.rlim_cur;
+  r.rlim_cur = cap;
+  set_ = setrlimit(RLIMIT_AS, &r) == 0;
+}
+
+AddressSpaceCap::~AddressSpaceCap() {
+  if (!set_) return;
+  struct rlimit r;
+  if (getrlimit(RLIMIT_AS, &r) != 0) return;
+  r.rlim_cur = previous_;
+  setrlimit(RLIMIT_AS, &r);
+}
 
 void disable_fault_guard() { g_disabled.store(true); }
 

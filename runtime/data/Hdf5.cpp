@@ -9,6 +9,7 @@
 #include <glob.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -20,6 +21,10 @@ namespace dxrt {
 namespace {
 
 const char *kHint = "check the file and the dataset path (h5ls -r FILE lists a file's datasets)";
+
+// The address space libhdf5 may take while opening a file (its metadata:
+// the superblock, groups, the dataset's header; a few MB for any real file).
+constexpr int64_t kHdf5OpenBudget = int64_t(1) << 30;
 
 // HDF5 prints its own error stack on every failed call; DeepEx reports
 // errors itself, naming the file and the dataset. Nor does it close the
@@ -202,8 +207,19 @@ void Hdf5Source::open_all() {
                "check the dataset block's paths; relative paths are taken from the current directory, or from --data-dir");
     check_not_crashed(file);
     Probe pr;
-    if (const int sig = fault_guarded([&] { probe(file.c_str(), ref.path.c_str(), &pr); }))
-      crashed(sig, str("opening dataset '", ref.path, "' of"), file);
+    const std::string doing = str("opening dataset '", ref.path, "' of");
+    const std::string what = str("libhdf5 crashed while ", doing, " HDF5 file '", file, "'");
+    int sig = 0;
+    {
+      // Opening a file reads its metadata: a corrupt one has made libhdf5
+      // touch 21 GB (fuzz/README.md); capped, it fails as for any corrupt file.
+      const AddressSpaceCap cap(kHdf5OpenBudget);
+      sig = fault_guarded([&] { probe(file.c_str(), ref.path.c_str(), &pr); }, what.c_str());
+    }
+    // After SIGABRT (glibc found the heap corrupted) the handler has said
+    // what and where; any allocation now may abort again, so end here.
+    if (sig == SIGABRT) std::_Exit(kExitError);
+    if (sig) crashed(sig, doing, file);
     if (pr.file_id >= 0) { // closed by the destructor from here on
       Part p;
       p.file = file;
@@ -306,6 +322,9 @@ Array Hdf5Source::read_all() const {
   a.shape = shape_;
   a.dtype = dtype_;
   a.bytes.resize(size_t(a.numel()) * dtype_size(dtype_));
+  // Allocated above; what libhdf5 needs besides (chunks, conversion
+  // buffers) is capped as at open, with room for one copy of the data.
+  const AddressSpaceCap cap(kHdf5OpenBudget + 2 * int64_t(a.bytes.size()));
   for (const Part &p : parts_)
     if (p.n) read_rows(p, 0, p.n, a.bytes.data() + size_t(p.first * sample_elems_) * dtype_size(dtype_));
   return a;

@@ -5,10 +5,13 @@
 // good files is test/e2e/hdf5.test.
 #include "ExpectError.h"
 #include "TestUtil.h"
+#include "common/FaultGuard.h"
 #include "data/Hdf5.h"
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+
+#include <sys/resource.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +98,30 @@ TEST(Hdf5DeathTest, AFaultInsideLibhdf5IsAnErrorNamingTheFile) {
       "first: libhdf5 crashed with SIGSEGV \\(invalid memory access\\) while opening dataset '/x' of HDF5 file "
       "'.*segv-h5f-accum-read-under-h5lexists.h5'\n"
       "then: cannot read HDF5 file '.*good.h5': libhdf5 crashed earlier in this run");
+}
+
+// What keeps a corrupt file from making libhdf5 take all memory (the
+// 21 GB file of fuzz/libhdf5-crashes/): inside the cap an allocation past
+// the budget fails (malloc returns null, as libhdf5 handles), and the limit
+// is the one before once the cap ends.
+TEST(AddressSpaceCap, AllocationsPastTheBudgetFailAndTheLimitComesBack) {
+  struct rlimit before;
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &before), 0);
+  {
+    const AddressSpaceCap cap(int64_t(256) << 20);
+    void *big = std::malloc(size_t(1) << 30);
+    EXPECT_EQ(big, nullptr) << "1 GiB allocated under a 256 MiB cap";
+    std::free(big);
+    void *small = std::malloc(size_t(16) << 20);
+    EXPECT_NE(small, nullptr) << "16 MiB refused under a 256 MiB cap";
+    std::free(small);
+  }
+  struct rlimit after;
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &after), 0);
+  EXPECT_EQ(after.rlim_cur, before.rlim_cur);
+  void *big = std::malloc(size_t(1) << 30);
+  EXPECT_NE(big, nullptr);
+  std::free(big);
 }
 
 } // namespace
