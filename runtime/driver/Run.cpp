@@ -163,6 +163,7 @@ int run(int argc, char **argv) {
       world.finalize();
       return kExitOk;
     }
+    GemmWarmup gemm_warmup; // oneDNN's sgemm kernels, generated while the data are read
     const double t0 = now_s();
     TrainData data = load_data(meta, cfg);
     const double load_s = now_s() - t0;
@@ -207,6 +208,7 @@ int run(int argc, char **argv) {
     if (!log.continues()) log.start(meta, cfg, data.train, test, steps_per_epoch, blas_threads);
 
     if (cfg.profile) Profiler::get().enable();
+    gemm_warmup.wait();
     Trainer trainer(meta, cfg, data, arenas, *backend, world, console, log, start);
     if (cfg.resume) trainer.resume();
     else if (fresh_auto)

@@ -8,6 +8,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <system_error>
 
 namespace dxrt {
 
@@ -38,6 +39,29 @@ int blas_init() {
   if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(1);
   return openblas_get_num_threads();
 }
+
+GemmWarmup::GemmWarmup() {
+  if (use_openblas() || matmul_precision() == Precision::kBf16) return; // no JIT, or no sgemm
+  try {
+    thread_ = std::thread([] {
+      onednn_one_thread();
+      // 1x1x1 takes a path of its own that generates nothing; 16x16x16 in
+      // each transposition a step uses generates them all. A failure shows
+      // on the first real product.
+      constexpr int n = 16;
+      float a[n * n] = {}, b[n * n] = {}, c[n * n] = {};
+      for (const char *t : {"NN", "NT", "TN"}) dnnl_sgemm(t[0], t[1], n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+    });
+  } catch (const std::system_error &) {
+    // No thread to be had: the first product generates the kernels, as before.
+  }
+}
+
+void GemmWarmup::wait() {
+  if (thread_.joinable()) thread_.join();
+}
+
+GemmWarmup::~GemmWarmup() { wait(); }
 
 const char *gemm_library() { return use_openblas() ? openblas_get_corename() : "onednn"; }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <thread>
 
 namespace dxrt {
 
@@ -13,6 +14,27 @@ namespace dxrt {
 // OPENBLAS_NUM_THREADS is set); returns the number of threads a product
 // uses. Called by the driver at start; exits on a bad DXRT_GEMM.
 int blas_init();
+
+// oneDNN generates every sgemm kernel of the CPU's ISA with its JIT on its
+// first product, whatever the shape: 40-45 ms on one AVX-512 core, a quarter
+// of the Fashion MLP's first 200 steps. A GemmWarmup does that on a thread of
+// its own while the caller goes on (the driver: while it reads the data), and
+// wait() or the destructor joins it. oneDNN's initialisation is a
+// std::call_once, so a product on another thread meanwhile waits for it and
+// it never runs twice. A scope object, not a static: an error unwinds
+// through it and joins the thread before anything of oneDNN is torn down.
+// Nothing to do with OpenBLAS (no JIT) or in bf16 (no sgemm).
+class GemmWarmup {
+public:
+  GemmWarmup();
+  ~GemmWarmup();
+  GemmWarmup(const GemmWarmup &) = delete;
+  GemmWarmup &operator=(const GemmWarmup &) = delete;
+  void wait();
+
+private:
+  std::thread thread_;
+};
 
 // "onednn", or OpenBLAS's kernel name ("Prescott", "SkylakeX", ...).
 const char *gemm_library();

@@ -14,15 +14,7 @@ namespace dxrt {
 namespace {
 
 Onednn *create() {
-#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
-  // Debian's libdnnl is built on OpenMP (libgomp) and sizes every primitive,
-  // when created and when run, by omp_get_max_threads(): all cores unless
-  // OMP_NUM_THREADS says otherwise. One thread per rank, as for BLAS (whose
-  // pthread build of OpenBLAS this does not touch): nothing else in an
-  // executable uses OpenMP, and kernels run on the main thread, whose
-  // setting this is.
-  omp_set_num_threads(1);
-#endif
+  onednn_one_thread();
   // Never freed: primitives cached by the kernels hold on to the engine
   // until the process ends.
   Onednn *o = new Onednn;
@@ -37,6 +29,17 @@ Onednn *create() {
 }
 
 } // namespace
+
+void onednn_one_thread() {
+#if DNNL_CPU_THREADING_RUNTIME == DNNL_RUNTIME_OMP
+  // Debian's libdnnl is built on OpenMP (libgomp) and sizes every primitive,
+  // when created and when run, by omp_get_max_threads(): all cores unless
+  // OMP_NUM_THREADS says otherwise. One thread per rank, as for BLAS (whose
+  // pthread build of OpenBLAS this does not touch): nothing else in an
+  // executable uses OpenMP, and the setting is the calling thread's.
+  omp_set_num_threads(1);
+#endif
+}
 
 Onednn &onednn() {
   thread_local Onednn *o = nullptr;

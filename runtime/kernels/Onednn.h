@@ -19,6 +19,11 @@ struct Onednn {
 // first call also limits oneDNN to one thread (see Onednn.cpp).
 Onednn &onednn();
 
+// Limits oneDNN to one thread on the calling thread, as onednn() does for the
+// threads that run kernels; for a thread that calls oneDNN without an engine
+// (the sgemm warm-up in Blas.cpp).
+void onednn_one_thread();
+
 // Runs p with the n arguments in args, and the scratchpad (a workspace slot of
 // scratchpad_bytes) if it needs one; aborts naming `kernel` on failure. This
 // goes through dnnl_primitive_execute with the arguments in an array: the C++
