@@ -1118,8 +1118,52 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     }
   }
 
+  // A convolution and a weight gradient of the same geometry that read the
+  // same x become one call, dxrt_conv2d_forward_grad_weight or
+  // dxrt_conv3d_forward_grad_weight (y and dw), at the convolution's place:
+  // libdxrt then reorders x into oneDNN's blocked layout once, not twice.
+  // A transposed convolution's backward pass is such a pair (dx-autodiff
+  // makes its input gradient a convolution of dy and its weight gradient one
+  // that reads the same dy as x). The weight gradient's dy must be available
+  // at the convolution (the transposed convolution's input, a forward
+  // activation), and a convolution with a bias is left alone (its bias add
+  // follows the call). A layer's own forward convolution and weight gradient
+  // read the same x too, but their dy comes later: they stay two calls.
+  void fuseConvForwardGradWeight() {
+    llvm::SmallVector<Operation *> convs;
+    getOperation().walk([&](Operation *op) {
+      llvm::StringRef name = op->getName().getStringRef();
+      if ((name == "dx.conv2d" || name == "dx.conv3d") && numParams(op) == 1) convs.push_back(op);
+    });
+    for (Operation *conv : convs) {
+      mlir::DominanceInfo dom(conv->getParentOfType<mlir::func::FuncOp>());
+      Value x = conv->getOperand(0), w = param(conv, 0);
+      Operation *wt = nullptr;
+      for (Operation *user : x.getUsers())
+        if (user->getName().getStringRef() == "dx.conv2d_grad_weight" && user->getOperand(1) == x &&
+            user->getBlock() == conv->getBlock() && conv->isBeforeInBlock(user) &&
+            llvm::all_of(llvm::ArrayRef<llvm::StringRef>{"stride", "pad", "dilation", "groups"},
+                         [&](llvm::StringRef a) { return user->getAttr(a) == conv->getAttr(a); }) &&
+            user->getOperand(0).getType() == conv->getResult(0).getType() &&
+            user->getResult(0).getType() == w.getType() && dom.properlyDominates(user->getOperand(0), conv)) {
+          wt = user;
+          break;
+        }
+      if (!wt) continue;
+      OpBuilder b(conv);
+      Value dy = wt->getOperand(0);
+      auto results = callKernel(b, conv->getLoc(), convKernel(x, "forward_grad_weight"), {x, w, dy},
+                                {rtype(conv), rtype(wt)}, convScalars(b, conv->getLoc(), conv), {x});
+      conv->replaceAllUsesWith(mlir::ValueRange{results[0]});
+      wt->replaceAllUsesWith(mlir::ValueRange{results[1]});
+      conv->erase();
+      wt->erase();
+    }
+  }
+
   void runOnOperation() override {
     fuseConvBackward();
+    fuseConvForwardGradWeight();
     llvm::SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (op->getDialect() && op->getDialect()->getNamespace() == "dx") ops.push_back(op);

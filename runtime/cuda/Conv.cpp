@@ -329,6 +329,17 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward(dxrt_memref4 *dyd, dxrt_m
   _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dyd, xd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
 }
 
+// A convolution and a weight gradient of one x (the CPU kernel's twin:
+// dxrt_conv2d_forward_grad_weight), as the two calls; cuDNN reads x in place.
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight(dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                                  dxrt_memref4 *dyd, dxrt_memref4 *yd,
+                                                                  dxrt_memref4 *dwd, int64_t sh, int64_t sw,
+                                                                  int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                                  int64_t dh, int64_t ddw, int64_t groups) {
+  _mlir_ciface_dxrt_cuda_conv2d_forward(xd, wd, yd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dyd, xd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+}
+
 extern "C" void _mlir_ciface_dxrt_cuda_conv3d_forward(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *yd,
                                                       int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
                                                       int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
@@ -366,5 +377,16 @@ extern "C" void _mlir_ciface_dxrt_cuda_conv3d_backward(dxrt_memref5 *dyd, dxrt_m
                                                        int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t ddw,
                                                        int64_t groups) {
   _mlir_ciface_dxrt_cuda_conv3d_grad_input(dyd, wd, dxd, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+  _mlir_ciface_dxrt_cuda_conv3d_grad_weight(dyd, xd, dwd, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+}
+
+// dxrt_conv3d_forward_grad_weight's twin, as the two calls.
+extern "C" void _mlir_ciface_dxrt_cuda_conv3d_forward_grad_weight(dxrt_memref5 *xd, dxrt_memref5 *wd,
+                                                                  dxrt_memref5 *dyd, dxrt_memref5 *yd,
+                                                                  dxrt_memref5 *dwd, int64_t sd, int64_t sh,
+                                                                  int64_t sw, int64_t pf, int64_t pk, int64_t pt,
+                                                                  int64_t pb, int64_t pl, int64_t pr, int64_t dd,
+                                                                  int64_t dh, int64_t ddw, int64_t groups) {
+  _mlir_ciface_dxrt_cuda_conv3d_forward(xd, wd, yd, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
   _mlir_ciface_dxrt_cuda_conv3d_grad_weight(dyd, xd, dwd, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
 }

@@ -129,6 +129,29 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }
 
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *dyd,
+                                                             dxrt_memref4 *yd, dxrt_memref4 *dwd, int64_t sh,
+                                                             int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                             int64_t pr, int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_forward_grad_weight";
+  Tensor4 x = view(xd, k, "x"), w = view(wd, k, "w"), dy = view(dyd, k, "dy"), y = view(yd, k, "y"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(dy.n == y.n && dy.c == y.c && dy.h == y.h && dy.w == y.w, k,
+                    str("dy is [", dy.n, ", ", dy.c, ", ", dy.h, ", ", dy.w, "] but y is [", y.n, ", ", y.c, ", ",
+                        y.h, ", ", y.w, "]"));
+  DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
+                    str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
+                        w.h, ", ", w.w, "]"));
+  // x reordered once, unless either direction is direct (then each is what
+  // its own kernel gives).
+  if (onednn_applies(g) && !direct(ConvDir::kForward, g) && !direct(ConvDir::kGradWeight, g) &&
+      conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p))
+    return;
+  run(ConvDir::kForward, g, x.p, w.p, y.p);
+  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+}
+
 // ---- 3-D: the same dispatch on a geometry with a depth axis ----
 
 namespace {
@@ -186,5 +209,21 @@ extern "C" void _mlir_ciface_dxrt_conv3d_backward(dxrt_memref5 *dyd, dxrt_memref
   // both primitives want the same layout.
   if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
   run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
+  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv3d_forward_grad_weight(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *dyd,
+                                                             dxrt_memref5 *yd, dxrt_memref5 *dwd, int64_t sd,
+                                                             int64_t sh, int64_t sw, int64_t pf, int64_t pk,
+                                                             int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                             int64_t dd, int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv3d_forward_grad_weight";
+  Tensor5 x = view(xd, k, "x"), w = view(wd, k, "w"), dy = view(dyd, k, "dy"), y = view(yd, k, "y"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, w, y, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  if (onednn_applies(g) && conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p)) return;
+  run(ConvDir::kForward, g, x.p, w.p, y.p);
   run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

@@ -65,6 +65,16 @@ bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy
 // primitives want dy in the same non-plain layout); for tests.
 bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
 
+// A convolution and a weight gradient that read the same x: y = conv(x, w)
+// and dw from dy, with oneDNN, reordering x into the primitives' layout once
+// when both want the same one (the backward pass of a transposed
+// convolution, whose input gradient convolves its dy and whose weight
+// gradient reads that dy as x). Returns false, having done nothing, when
+// oneDNN has no (fast) implementation of either direction.
+bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw);
+// Whether it reorders x once for the geometry; for tests.
+bool conv2d_forward_grad_weight_onednn_shares_x(const ConvGeometry &g);
+
 // The algorithm of oneDNN's 2-D convolutions. kAuto (the default) runs
 // Winograd F(4x4, 3x3) where it is expected to pay and direct elsewhere
 // (conv2d_winograd_pays); kDirect never runs Winograd; kWinograd runs it

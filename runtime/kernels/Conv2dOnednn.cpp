@@ -364,11 +364,11 @@ void exec_reorder(const char *k, const Operand &op, bool to_inner) {
   onednn_execute(k, op.reorder.p, 2, args, op.reorder.scratchpad, op.reorder.scratchpad_bytes);
 }
 
-// Runs e on (x side, w side, y side). With `y_inner_ready`, the y side's
-// inner copy is already in its workspace slot (dy, reordered by the grad
-// input just before) and is not reordered again.
-void execute(ConvDir dir, const ConvGeometry &g, Entry &e, float *x, float *w, float *y,
-             bool y_inner_ready = false) {
+// Runs e on (x side, w side, y side). Operand `ready` (0: x side, 2: y side;
+// -1: none) has its inner copy in its workspace slot already (made by the
+// primitive just before: dy for the grad input, x for the forward) and is
+// not reordered again.
+void execute(ConvDir dir, const ConvGeometry &g, Entry &e, float *x, float *w, float *y, int ready = -1) {
   const char *k = kernel_name(dir, g);
   float *data[3] = {x, w, y};
   dnnl_exec_arg_t args[3];
@@ -377,7 +377,7 @@ void execute(ConvDir dir, const ConvGeometry &g, Entry &e, float *x, float *w, f
     onednn_set_data(k, op.user, data[i]);
     if (op.inner) {
       onednn_set_data(k, op.inner, workspace((op.inner_bytes + 3) / 4, op.slot));
-      if (i != e.output && !(i == 2 && y_inner_ready)) exec_reorder(k, op, true);
+      if (i != e.output && i != ready) exec_reorder(k, op, true);
     }
     args[i] = {e.args[i], (op.inner ? op.inner : op.user).get()};
   }
@@ -435,7 +435,7 @@ bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy
   Entry &wt = entry(ConvDir::kGradWeight, g); // the cache is far larger than 2: `in` stays
   if (!in.ok || !wt.ok) return false;
   execute(ConvDir::kGradInput, g, in, dx, w, dy);
-  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares_dy(in, wt));
+  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares_dy(in, wt) ? 2 : -1);
   return true;
 }
 
@@ -443,6 +443,33 @@ bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g) {
   Entry &in = entry(ConvDir::kGradInput, g);
   Entry &wt = entry(ConvDir::kGradWeight, g);
   return in.ok && wt.ok && shares_dy(in, wt);
+}
+
+namespace {
+
+// x's copy in the layout both primitives want sits in the same slot
+// (kSlotSrc), and the forward writes only y's slot and y.
+bool shares_x(const Entry &fw, const Entry &wt) {
+  const Operand &a = fw.ops[0], &b = wt.ops[0];
+  return a.inner && b.inner && a.inner.get_desc() == b.inner.get_desc() && a.slot == b.slot &&
+         fw.ops[fw.output].slot != a.slot;
+}
+
+} // namespace
+
+bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw) {
+  Entry &fw = entry(ConvDir::kForward, g);
+  Entry &wt = entry(ConvDir::kGradWeight, g);
+  if (!fw.ok || !wt.ok) return false;
+  execute(ConvDir::kForward, g, fw, x, w, y);
+  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares_x(fw, wt) ? 0 : -1);
+  return true;
+}
+
+bool conv2d_forward_grad_weight_onednn_shares_x(const ConvGeometry &g) {
+  Entry &fw = entry(ConvDir::kForward, g);
+  Entry &wt = entry(ConvDir::kGradWeight, g);
+  return fw.ok && wt.ok && shares_x(fw, wt);
 }
 
 const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g) {

@@ -380,6 +380,35 @@ TEST_P(ConvBackendsTest, FusedBackwardMatchesSeparateKernelsExactly) {
   }
 }
 
+// The forward and the weight gradient of one x (a transposed convolution's
+// backward pass) on layer shapes: the two kernels' results bit for bit, twice
+// (the second call finds the primitives cached), and where both directions
+// run oneDNN's blocked JIT kernels on whole channel blocks, x is reordered
+// once.
+TEST_P(ConvBackendsTest, ForwardAndWeightGradientOfOneXMatchSeparateKernelsExactly) {
+  const Conv p = GetParam();
+  auto x = rnd<float>(p.xs(), 27), w = rnd<float>(p.ws(), 28), dy = rnd<float>(p.ys(), 29);
+  Results sep = run_all(p, dxrt::ConvBackend::kOnednn, x, w, dy);
+  for (int round = 0; round < 2; ++round) {
+    std::vector<float> y(size_t(p.ys()), 77.0f), dw(size_t(p.ws()), 77.0f);
+    dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c / p.groups, p.kh, p.kw),
+                 dyd = m4(dy, p.n, p.f, p.ho(), p.wo()), yd = m4(y, p.n, p.f, p.ho(), p.wo()),
+                 dwd = m4(dw, p.f, p.c / p.groups, p.kh, p.kw);
+    _mlir_ciface_dxrt_conv2d_forward_grad_weight(&xd, &wd, &dyd, &yd, &dwd, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh,
+                                                 p.dw, p.groups);
+    ASSERT_EQ(0, std::memcmp(sep.y.data(), y.data(), y.size() * sizeof(float))) << "y, round " << round;
+    ASSERT_EQ(0, std::memcmp(sep.dw.data(), dw.data(), dw.size() * sizeof(float))) << "dw, round " << round;
+  }
+  const dxrt::ConvGeometry g = geometry(p);
+  const char *fw = dxrt::conv2d_onednn_impl(dxrt::ConvDir::kForward, g),
+             *wt = dxrt::conv2d_onednn_impl(dxrt::ConvDir::kGradWeight, g);
+  bool blocked_jit = fw && wt && std::string(fw).rfind("jit:", 0) == 0 && std::string(wt).rfind("jit:", 0) == 0;
+  RecordProperty("shares_x", dxrt::conv2d_forward_grad_weight_onednn_shares_x(g) ? "yes" : "no");
+  if (blocked_jit && p.c % 16 == 0 && p.f % 16 == 0 && p.groups == 1) {
+    EXPECT_TRUE(dxrt::conv2d_forward_grad_weight_onednn_shares_x(g)) << fw << ", " << wt;
+  }
+}
+
 // The shapes of a named table, and the test name of each: its name there.
 template <size_t N> std::vector<Conv> shapes(const std::pair<const char *, Conv> (&table)[N]) {
   std::vector<Conv> v;
@@ -460,6 +489,13 @@ TEST_P(ConvWinogradTest, AgreesWithTheReference) {
                                     p.groups);
   ASSERT_EQ(0, std::memcmp(one.dx.data(), dx.data(), dx.size() * sizeof(float))) << "dx";
   ASSERT_EQ(0, std::memcmp(one.dw.data(), dw.data(), dw.size() * sizeof(float))) << "dw";
+  // So does the forward with the weight gradient of one x.
+  std::vector<float> y(size_t(p.ys()), 77.0f), dw2(size_t(p.ws()), 77.0f);
+  dxrt_memref4 yd = m4(y, p.n, p.f, p.ho(), p.wo()), dw2d = m4(dw2, p.f, p.c, p.kh, p.kw);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight(&xd, &wd, &dyd, &yd, &dw2d, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr, p.dh,
+                                               p.dw, p.groups);
+  ASSERT_EQ(0, std::memcmp(one.y.data(), y.data(), y.size() * sizeof(float))) << "y";
+  ASSERT_EQ(0, std::memcmp(one.dw.data(), dw2.data(), dw2.size() * sizeof(float))) << "dw of the forward pair";
 }
 
 TEST_P(ConvWinogradTest, RunsOnednnsWinogradKernelOnAvx512) {

@@ -101,6 +101,13 @@ TEST_P(Conv, ForwardAndGradsMatchCpu) {
                                          p.groups);
   expect_close(fdx.get(), dx);
   expect_close(fdw.get(), dw);
+  // The forward with the weight gradient of one x (dxrt_cuda_conv2d_forward_grad_weight).
+  DeviceVec fy(yn), fdw2(wn);
+  dxrt_memref4 fyd = m4(fy.p, p.n, p.f, ho, wo), fdw2d = m4(fdw2.p, p.f, cg, p.kh, p.kw);
+  _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight(&xd, &wd, &dyd, &fyd, &fdw2d, p.sh, p.sw, p.pt, p.pb, p.pl, p.pr,
+                                                    p.dh, p.dw, p.groups);
+  expect_close(fy.get(), y);
+  expect_close(fdw2.get(), dw);
 }
 
 // The second run of a shape reuses the cached plan and grows no scratch.
@@ -261,6 +268,13 @@ TEST_P(Conv3d, ForwardAndGradsMatchReference) {
                                          p.pl, p.pr, p.dd, p.dh, p.dw, p.groups);
   expect_close(fdx.get(), dx);
   expect_close(fdw.get(), dw);
+  // The forward with the weight gradient of one x (dxrt_cuda_conv3d_forward_grad_weight).
+  DeviceVec fy(yn), fdw2(wn);
+  dxrt_memref5 fyd = m5(fy.p, p.n, p.f, od, oh, ow), fdw2d = m5(fdw2.p, p.f, cg, p.kd, p.kh, p.kw);
+  _mlir_ciface_dxrt_cuda_conv3d_forward_grad_weight(&xd, &wd, &dyd, &fyd, &fdw2d, p.sd, p.sh, p.sw, p.pf, p.pk, p.pt,
+                                                    p.pb, p.pl, p.pr, p.dd, p.dh, p.dw, p.groups);
+  expect_close(fy.get(), y);
+  expect_close(fdw2.get(), dw);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -32,6 +32,10 @@ void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dy, dxrt_memref4 *x
 void _mlir_ciface_dxrt_cuda_conv2d_backward(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *dx,
                                             dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                             int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight(dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *dy,
+                                                       dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                       int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                       int64_t ddw, int64_t groups);
 
 void _mlir_ciface_dxrt_cuda_conv3d_forward(dxrt_memref5 *x, dxrt_memref5 *w, dxrt_memref5 *y, int64_t sd,
                                            int64_t sh, int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
@@ -49,6 +53,11 @@ void _mlir_ciface_dxrt_cuda_conv3d_backward(dxrt_memref5 *dy, dxrt_memref5 *x, d
                                             dxrt_memref5 *dw, int64_t sd, int64_t sh, int64_t sw, int64_t pf,
                                             int64_t pk, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd,
                                             int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv3d_forward_grad_weight(dxrt_memref5 *x, dxrt_memref5 *w, dxrt_memref5 *dy,
+                                                       dxrt_memref5 *y, dxrt_memref5 *dw, int64_t sd, int64_t sh,
+                                                       int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
+                                                       int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t ddw,
+                                                       int64_t groups);
 
 void _mlir_ciface_dxrt_cuda_pool_forward(dxrt_memref4 *x, dxrt_memref4 *y, int64_t kind, int64_t kh, int64_t kw,
                                          int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);

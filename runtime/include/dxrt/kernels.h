@@ -76,6 +76,14 @@ void _mlir_ciface_dxrt_conv2d_grad_weight(dxrt_memref4 *dy, dxrt_memref4 *x, dxr
 void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dy, dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *dx,
                                        dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
                                        int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+/* y = conv(x, w) and the weight gradient dw from dy (the shape of y) of the
+ * same geometry and x, as forward then grad_weight (the same values): x is
+ * reordered into oneDNN's layout once instead of twice. The backward pass of
+ * a transposed convolution is such a pair. */
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *dy,
+                                                  dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                  int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                  int64_t ddw, int64_t groups);
 
 /* 3-D convolution, x [N, C, D, H, W], w [F, C/groups, KD, KH, KW],
  * y [N, F, DO, HO, WO], stride (sd, sh, sw), padding (front, back, top,
@@ -96,6 +104,11 @@ void _mlir_ciface_dxrt_conv3d_backward(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_m
                                        dxrt_memref5 *dw, int64_t sd, int64_t sh, int64_t sw, int64_t pf, int64_t pk,
                                        int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dd, int64_t dh,
                                        int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv3d_forward_grad_weight(dxrt_memref5 *x, dxrt_memref5 *w, dxrt_memref5 *dy,
+                                                  dxrt_memref5 *y, dxrt_memref5 *dw, int64_t sd, int64_t sh,
+                                                  int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
+                                                  int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t ddw,
+                                                  int64_t groups);
 
 /* Pooling over x [N, C, H, W] into y [N, C, HO, WO]; kind 0 = max (padding
  * is -inf), 1 = average (padding counts as zeros, divisor kh*kw, as PyTorch's
