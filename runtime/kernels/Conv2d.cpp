@@ -80,6 +80,18 @@ void set_conv_direct(bool on) { g_direct = int(on); }
 
 using namespace dxrt;
 
+namespace {
+
+// For the fused kernels' checks that an output has its input's shape.
+bool same_shape(const Tensor4 &a, const Tensor4 &b) { return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w; }
+bool same_shape(const Tensor5 &a, const Tensor5 &b) {
+  return a.n == b.n && a.c == b.c && a.d == b.d && a.h == b.h && a.w == b.w;
+}
+std::string shape(const Tensor4 &t) { return str("[", t.n, ", ", t.c, ", ", t.h, ", ", t.w, "]"); }
+std::string shape(const Tensor5 &t) { return str("[", t.n, ", ", t.c, ", ", t.d, ", ", t.h, ", ", t.w, "]"); }
+
+} // namespace
+
 extern "C" void _mlir_ciface_dxrt_conv2d_forward(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd, int64_t sh,
                                                  int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                  int64_t dh, int64_t dw, int64_t groups) {
@@ -115,12 +127,8 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   Tensor4 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
           dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, w, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  DXRT_KERNEL_CHECK(dx.n == x.n && dx.c == x.c && dx.h == x.h && dx.w == x.w, k,
-                    str("dx is [", dx.n, ", ", dx.c, ", ", dx.h, ", ", dx.w, "] but x is [", x.n, ", ", x.c, ", ",
-                        x.h, ", ", x.w, "]"));
-  DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
-                    str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
-                        w.h, ", ", w.w, "]"));
+  DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // Both gradients from one dy reordered once, unless the weight gradient
   // is direct (then each is what its own kernel gives).
   if (onednn_applies(g) && !direct(ConvDir::kGradWeight, g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p))
@@ -137,12 +145,8 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, d
   Tensor4 x = view(xd, k, "x"), w = view(wd, k, "w"), dy = view(dyd, k, "dy"), y = view(yd, k, "y"),
           dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  DXRT_KERNEL_CHECK(dy.n == y.n && dy.c == y.c && dy.h == y.h && dy.w == y.w, k,
-                    str("dy is [", dy.n, ", ", dy.c, ", ", dy.h, ", ", dy.w, "] but y is [", y.n, ", ", y.c, ", ",
-                        y.h, ", ", y.w, "]"));
-  DXRT_KERNEL_CHECK(dw.n == w.n && dw.c == w.c && dw.h == w.h && dw.w == w.w, k,
-                    str("dw is [", dw.n, ", ", dw.c, ", ", dw.h, ", ", dw.w, "] but w is [", w.n, ", ", w.c, ", ",
-                        w.h, ", ", w.w, "]"));
+  DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // x reordered once, unless either direction is direct (then each is what
   // its own kernel gives).
   if (onednn_applies(g) && !direct(ConvDir::kForward, g) && !direct(ConvDir::kGradWeight, g) &&
@@ -153,16 +157,6 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, d
 }
 
 // ---- 3-D: the same dispatch on a geometry with a depth axis ----
-
-namespace {
-
-bool same_shape(const Tensor5 &a, const Tensor5 &b) {
-  return a.n == b.n && a.c == b.c && a.d == b.d && a.h == b.h && a.w == b.w;
-}
-
-std::string shape(const Tensor5 &t) { return str("[", t.n, ", ", t.c, ", ", t.d, ", ", t.h, ", ", t.w, "]"); }
-
-} // namespace
 
 extern "C" void _mlir_ciface_dxrt_conv3d_forward(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *yd, int64_t sd,
                                                  int64_t sh, int64_t sw, int64_t pf, int64_t pk, int64_t pt,
