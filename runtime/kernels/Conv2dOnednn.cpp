@@ -419,13 +419,15 @@ bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 
 namespace {
 
-// dy's copy in the layout both primitives want sits in the same slot
-// (kSlotDst), and the input gradient writes only dx's slot and dx: the
-// weight gradient can read the copy the input gradient made.
-bool shares_dy(const Entry &in, const Entry &wt) {
-  const Operand &a = in.ops[2], &b = wt.ops[2];
+// Whether `second` can read the inner copy of operand i that `first` made
+// just before: both want it in the same layout in the same workspace slot,
+// and `first` writes its output elsewhere. Operand 2 (dy) for the input
+// gradient then the weight gradient; operand 0 (x) for the forward then the
+// weight gradient.
+bool shares(const Entry &first, const Entry &second, int i) {
+  const Operand &a = first.ops[i], &b = second.ops[i];
   return a.inner && b.inner && a.inner.get_desc() == b.inner.get_desc() && a.slot == b.slot &&
-         in.ops[in.output].slot != a.slot;
+         first.ops[first.output].slot != a.slot;
 }
 
 } // namespace
@@ -435,41 +437,29 @@ bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy
   Entry &wt = entry(ConvDir::kGradWeight, g); // the cache is far larger than 2: `in` stays
   if (!in.ok || !wt.ok) return false;
   execute(ConvDir::kGradInput, g, in, dx, w, dy);
-  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares_dy(in, wt) ? 2 : -1);
+  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares(in, wt, 2) ? 2 : -1);
   return true;
 }
 
 bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g) {
   Entry &in = entry(ConvDir::kGradInput, g);
   Entry &wt = entry(ConvDir::kGradWeight, g);
-  return in.ok && wt.ok && shares_dy(in, wt);
+  return in.ok && wt.ok && shares(in, wt, 2);
 }
-
-namespace {
-
-// x's copy in the layout both primitives want sits in the same slot
-// (kSlotSrc), and the forward writes only y's slot and y.
-bool shares_x(const Entry &fw, const Entry &wt) {
-  const Operand &a = fw.ops[0], &b = wt.ops[0];
-  return a.inner && b.inner && a.inner.get_desc() == b.inner.get_desc() && a.slot == b.slot &&
-         fw.ops[fw.output].slot != a.slot;
-}
-
-} // namespace
 
 bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw) {
   Entry &fw = entry(ConvDir::kForward, g);
   Entry &wt = entry(ConvDir::kGradWeight, g);
   if (!fw.ok || !wt.ok) return false;
   execute(ConvDir::kForward, g, fw, x, w, y);
-  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares_x(fw, wt) ? 0 : -1);
+  execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares(fw, wt, 0) ? 0 : -1);
   return true;
 }
 
 bool conv2d_forward_grad_weight_onednn_shares_x(const ConvGeometry &g) {
   Entry &fw = entry(ConvDir::kForward, g);
   Entry &wt = entry(ConvDir::kGradWeight, g);
-  return fw.ok && wt.ok && shares_x(fw, wt);
+  return fw.ok && wt.ok && shares(fw, wt, 0);
 }
 
 const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g) {
