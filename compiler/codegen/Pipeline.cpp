@@ -13,6 +13,7 @@
 #include "lowering/PlanMemory.h"
 #include "lowering/PrepareGpu.h"
 #include "lowering/ProfilePoints.h"
+#include "lowering/PropagateLayouts.h"
 #include "lowering/SplitReductions.h"
 #include "lowering/StripFastMath.h"
 #include "lowering/VectorizeCpu.h"
@@ -76,6 +77,7 @@ void registerPipelinePasses() {
     registerFuseCheapProducersPass();
     registerGradsReadyPass();
     registerFuseReductionLoopsPass();
+    registerPropagateLayoutsPass();
     registerCudaPipelines();
   });
 }
@@ -359,8 +361,15 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   // Exports, inlining, lowering to linalg on tensors, elementwise fusion.
   // dx-to-linalg runs before inlining: random ops read the training mode and the
   // rng key (seed, step, rank) from the function they are in, M_train_step.
-  if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg, inline, symbol-dce, canonicalize, cse, "
-                                     "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, canonicalize, cse")))
+  // nChw16c activations: the CPU's vector builds (not the sums in program
+  // order of --strict-fp and --emulate-gpu).
+  const bool nchw16c = opts.nchw16c && opts.target == Target::Cpu && opts.emulateGpu.empty() && !opts.strictFp &&
+                       opts.splitReductions < 0;
+  const std::string layouts = nchw16c ? "dx-propagate-layouts, canonicalize, cse, " : "";
+  if (mlir::failed(runPasses(module, std::string("dx-build-abi, dx-to-linalg{nchw16c=") + (nchw16c ? "1" : "0") +
+                                         "}, inline, symbol-dce, canonicalize, cse, " + layouts +
+                                         "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
+                                         "canonicalize, cse")))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);

@@ -38,6 +38,11 @@ struct CodegenOptions {
   // streaming passes over a normalisation's tensor beat one pass per channel
   // tile (docs/codegen.md, section 5).
   bool fuseReductionLoops = false;
+  // Target::Cpu with vector code: 2-D convolutions with a multiple of 16
+  // channels keep their activations in nChw16c, and the code between them
+  // works on that layout (dx-to-linalg{nchw16c=1}, dx-propagate-layouts;
+  // docs/codegen.md). Off: NCHW everywhere (hidden dxc --conv-layout=nchw).
+  bool nchw16c = true;
 };
 
 // The CUDA lowering after bufferization, up to gpu-module-to-binary{format=isa}

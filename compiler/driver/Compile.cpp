@@ -236,6 +236,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.emulateGpu = req.emulateGpu;
   opts.strictFp = req.strictFp;
   opts.fuseReductionLoops = req.fuseReductionLoops;
+  opts.nchw16c = req.nchw16c;
   if (cuda) {
     opts.target = Target::Cuda;
     if (!req.gpuArch.empty()) {

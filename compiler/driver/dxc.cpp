@@ -56,6 +56,7 @@ struct Options {
   std::string emulateGpu;         // hidden --emulate-gpu=ORDER
   bool strictFp = false;          // hidden --strict-fp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
+  std::string convLayout = "nchw16c"; // hidden --conv-layout=nchw16c|nchw
   bool verify = false;
   bool split = false;
   std::string precision; // --precision: overrides the train block's; empty: as written
@@ -140,6 +141,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.emulateGpu = o.emulateGpu;
     req.strictFp = o.strictFp;
     req.fuseReductionLoops = o.fuseReductionLoops;
+    req.nchw16c = o.convLayout == "nchw16c";
     return dx::compileProgram(*prog, sm, req);
   }
   return 0;
@@ -253,6 +255,16 @@ int main(int argc, char **argv) {
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
+  // Hidden, for measurements: nchw keeps 2-D convolutions' activations in NCHW
+  // (docs/codegen.md, section 8).
+  compile->add_option("--conv-layout", o.convLayout, "")
+      ->check(CLI::Validator(
+          [](std::string &v) {
+            bool known = v == "nchw16c" || v == "nchw";
+            return known ? std::string() : "--conv-layout=LAYOUT: LAYOUT is nchw16c or nchw, not '" + v + "'";
+          },
+          "LAYOUT"))
+      ->group("");
   compile->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
 
   dx::report::ReportOptions ro;

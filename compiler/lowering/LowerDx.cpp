@@ -18,6 +18,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cmath>
 
@@ -188,6 +189,76 @@ llvm::SmallVector<Value> poolScalars(OpBuilder &b, Location loc, Operation *op, 
 std::string convKernel(Value operand, llvm::StringRef what) {
   return (ttype(operand).getRank() == 5 ? "dxrt_conv3d_" : "dxrt_conv2d_") + what.str();
 }
+constexpr int64_t kChannelBlock = 16;
+
+// [N, C, H, W] as an nChw16c kernel's activation: [N, C/16, H, W, 16], or
+// [N, C, H, W, 1] in NCHW.
+mlir::RankedTensorType kernelLayoutType(mlir::RankedTensorType t, bool blocked) {
+  const int64_t block = blocked ? kChannelBlock : 1;
+  return mlir::RankedTensorType::get(
+      {t.getDimSize(0), t.getDimSize(1) / block, t.getDimSize(2), t.getDimSize(3), block}, t.getElementType());
+}
+
+// An NCHW activation as the nChw16c kernels take it: packed to nChw16c,
+// [N, C/16, H, W, 16], or (`blocked` false) reshaped to [N, C, H, W, 1].
+Value toKernelLayout(OpBuilder &b, Location loc, Value v, bool blocked) {
+  if (!blocked)
+    return b.create<mlir::tensor::ExpandShapeOp>(loc, kernelLayoutType(ttype(v), false), v,
+                                                 llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
+        .getResult();
+  llvm::SmallVector<mlir::OpFoldResult> tiles = {b.getIndexAttr(kChannelBlock)};
+  Value dest = mlir::tensor::PackOp::createDestinationTensor(b, loc, v, tiles, {1}, {});
+  return b.create<mlir::tensor::PackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1}, tiles).getResult();
+}
+// The inverse: a kernel's result in that layout back to NCHW `type`.
+Value fromKernelLayout(OpBuilder &b, Location loc, Value v, mlir::RankedTensorType type, bool blocked) {
+  if (!blocked)
+    return b.create<mlir::tensor::CollapseShapeOp>(loc, type, v,
+                                                   llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
+        .getResult();
+  Value dest = emptyTensor(b, loc, type, {v});
+  return b.create<mlir::tensor::UnPackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1},
+                                          llvm::ArrayRef<mlir::OpFoldResult>{b.getIndexAttr(kChannelBlock)})
+      .getResult();
+}
+
+// What dx-to-linalg{nchw16c=1} decided for each activation of a
+// convolution (planNchw16c): the attribute dx.nchw16c_ROLE, ROLE = in0, in1
+// (its first two operands) or out (its result). -1 marks a weight.
+constexpr int kWeight = -1;
+int layoutOf(Operation *op, llvm::StringRef role) {
+  return op->hasAttr(("dx.nchw16c_" + role).str()) ? 1 : 0;
+}
+
+// Calls the 2-D or 3-D convolution kernel `what` (convKernel) on `inputs`
+// for `results`; `layout` says for each input, then each result, whether
+// it is a weight (kWeight), an NCHW activation (0) or one to keep in
+// nChw16c (1). With any of the latter (2-D only), the call goes to the
+// kernel's _nchw16c twin, with those activations packed to nChw16c (the
+// others as [N, C, H, W, 1]) and its results unpacked: dx-propagate-layouts
+// then moves the packs and unpacks through the elementwise code between
+// convolutions until they meet and cancel.
+llvm::SmallVector<Value> callConv(OpBuilder &b, Operation *op, llvm::StringRef what, mlir::ValueRange inputs,
+                                  llvm::ArrayRef<mlir::RankedTensorType> results, llvm::ArrayRef<int> layout,
+                                  mlir::ValueRange sizeSources) {
+  Location loc = op->getLoc();
+  const std::string kernel = convKernel(inputs[0], what);
+  llvm::SmallVector<Value> scalars = convScalars(b, loc, op);
+  if (!llvm::is_contained(layout, 1) || ttype(inputs[0]).getRank() != 4)
+    return callKernel(b, loc, kernel, inputs, results, scalars, sizeSources);
+  llvm::SmallVector<Value> args;
+  for (auto [i, v] : llvm::enumerate(inputs)) args.push_back(layout[i] == kWeight ? v : toKernelLayout(b, loc, v, layout[i]));
+  llvm::SmallVector<mlir::RankedTensorType> outTypes;
+  for (auto [i, t] : llvm::enumerate(results)) {
+    const int l = layout[inputs.size() + i];
+    outTypes.push_back(l == kWeight ? t : kernelLayoutType(t, l));
+  }
+  llvm::SmallVector<Value> out = callKernel(b, loc, kernel + "_nchw16c", args, outTypes, scalars, args);
+  for (auto [i, t] : llvm::enumerate(results))
+    if (const int l = layout[inputs.size() + i]; l != kWeight) out[i] = fromKernelLayout(b, loc, out[i], t, l);
+  return out;
+}
+
 std::string poolKernel(Value operand, llvm::StringRef what) {
   return (ttype(operand).getRank() == 5 ? "dxrt_pool3d_" : "dxrt_pool_") + what.str();
 }
@@ -407,10 +478,18 @@ std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, V
   return {dx, dgamma, dbeta};
 }
 
+// The dx ops that lower to one elementwise linalg.generic of their operands
+// (filled with the table below).
+llvm::StringSet<> &elementwiseOps() {
+  static llvm::StringSet<> names;
+  return names;
+}
+
 const llvm::StringMap<Lowering> &lowerings() {
   static const llvm::StringMap<Lowering> table = [] {
     llvm::StringMap<Lowering> r;
     auto unary = [&r](const char *name, std::function<Value(S &, Value, Operation *)> f) {
+      elementwiseOps().insert(name);
       r[name] = [f](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         out.push_back(ew(b, op->getLoc(), rtype(op), {op->getOperand(0)},
                          [&](S &s, mlir::ValueRange a) { return f(s, a[0], op); }));
@@ -418,6 +497,7 @@ const llvm::StringMap<Lowering> &lowerings() {
       };
     };
     auto binary = [&r](const char *name, std::function<Value(S &, Value, Value)> f) {
+      elementwiseOps().insert(name);
       r[name] = [f](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         out.push_back(ew(b, op->getLoc(), rtype(op), {op->getOperand(0), op->getOperand(1)},
                          [&](S &s, mlir::ValueRange a) { return f(s, a[0], a[1]); }));
@@ -462,6 +542,7 @@ const llvm::StringMap<Lowering> &lowerings() {
     unary("dx.tanh", [](S &s, Value x, Operation *) { return s.tanh(x); });
     unary("dx.sigmoid", [](S &s, Value x, Operation *) { return s.sigmoid(x); });
 
+    elementwiseOps().insert("dx.unary_grad");
     r["dx.unary_grad"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       std::string kind = strAttr(op, "kind").str();
       double alpha = floatAttr(op, "alpha");
@@ -677,7 +758,8 @@ const llvm::StringMap<Lowering> &lowerings() {
       r[name] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         Location loc = op->getLoc();
         Value x = op->getOperand(0);
-        Value y = callKernel(b, loc, convKernel(x, "forward"), {x, param(op, 0)}, rtype(op), convScalars(b, loc, op), {x});
+        Value y = callConv(b, op, "forward", {x, param(op, 0)}, {rtype(op)},
+                           {layoutOf(op, "in0"), kWeight, layoutOf(op, "out")}, {x})[0];
         if (numParams(op) > 1) y = addChannelBias(b, loc, y, param(op, 1), 1);
         out.push_back(y);
         return mlir::success();
@@ -686,8 +768,8 @@ const llvm::StringMap<Lowering> &lowerings() {
       r[name] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         Location loc = op->getLoc();
         Value x = op->getOperand(0);
-        Value y = callKernel(b, loc, convKernel(x, "grad_input"), {x, param(op, 0)}, rtype(op), convScalars(b, loc, op),
-                             {x});
+        Value y = callConv(b, op, "grad_input", {x, param(op, 0)}, {rtype(op)},
+                           {layoutOf(op, "in0"), kWeight, layoutOf(op, "out")}, {x})[0];
         if (numParams(op) > 1) y = addChannelBias(b, loc, y, param(op, 1), 1);
         out.push_back(y);
         return mlir::success();
@@ -695,15 +777,15 @@ const llvm::StringMap<Lowering> &lowerings() {
     r["dx.conv2d_grad_input"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       Value dy = op->getOperand(0);
-      out.push_back(callKernel(b, loc, convKernel(dy, "grad_input"), {dy, op->getOperand(1)}, rtype(op),
-                               convScalars(b, loc, op), {dy}));
+      out.push_back(callConv(b, op, "grad_input", {dy, op->getOperand(1)}, {rtype(op)},
+                             {layoutOf(op, "in0"), kWeight, layoutOf(op, "out")}, {dy})[0]);
       return mlir::success();
     };
     r["dx.conv2d_grad_weight"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       Value dy = op->getOperand(0);
-      out.push_back(callKernel(b, loc, convKernel(dy, "grad_weight"), {dy, op->getOperand(1)}, rtype(op),
-                               convScalars(b, loc, op), {}));
+      out.push_back(callConv(b, op, "grad_weight", {dy, op->getOperand(1)}, {rtype(op)},
+                             {layoutOf(op, "in0"), layoutOf(op, "in1"), kWeight}, {})[0]);
       return mlir::success();
     };
     for (const char *name : {"dx.maxpool", "dx.avgpool", "dx.maxpool3d", "dx.avgpool3d"}) {
@@ -1109,8 +1191,8 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       if (!wt) continue;
       OpBuilder b(in);
       Value dy = in->getOperand(0), w = in->getOperand(1), x = wt->getOperand(1);
-      auto grads = callKernel(b, in->getLoc(), convKernel(dy, "backward"), {dy, x, w}, {rtype(in), rtype(wt)},
-                              convScalars(b, in->getLoc(), in), {x, dy});
+      auto grads = callConv(b, in, "backward", {dy, x, w}, {rtype(in), rtype(wt)},
+                            {layoutOf(in, "in0"), layoutOf(wt, "in1"), kWeight, layoutOf(in, "out"), kWeight}, {x, dy});
       in->replaceAllUsesWith(mlir::ValueRange{grads[0]});
       wt->replaceAllUsesWith(mlir::ValueRange{grads[1]});
       in->erase();
@@ -1152,8 +1234,9 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       if (!wt) continue;
       OpBuilder b(conv);
       Value dy = wt->getOperand(0);
-      auto results = callKernel(b, conv->getLoc(), convKernel(x, "forward_grad_weight"), {x, w, dy},
-                                {rtype(conv), rtype(wt)}, convScalars(b, conv->getLoc(), conv), {x});
+      auto results = callConv(b, conv, "forward_grad_weight", {x, w, dy}, {rtype(conv), rtype(wt)},
+                              {layoutOf(conv, "in0"), kWeight, layoutOf(wt, "in0"), layoutOf(conv, "out"), kWeight},
+                              {x});
       conv->replaceAllUsesWith(mlir::ValueRange{results[0]});
       wt->replaceAllUsesWith(mlir::ValueRange{results[1]});
       conv->erase();
@@ -1161,7 +1244,107 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     }
   }
 
+  Option<bool> nchw16c{*this, "nchw16c",
+                       llvm::cl::desc("Call the nChw16c twins of 2-D convolution kernels on packed activations "
+                                      "(CPU; see callConv)"),
+                       llvm::cl::init(false)};
+
+  LowerDxPass() = default;
+  LowerDxPass(const LowerDxPass &other) : PassWrapper(other) {}
+
   void runOnOperation() override {
+    if (nchw16c) planNchw16c();
+    lowerAll();
+  }
+
+  // Which 2-D convolution activations to keep in nChw16c: tensors joined by
+  // same-shape elementwise ops (a bias-free relu, a relu gradient, an add of
+  // two branches) form a group, and a group is kept in nChw16c when it
+  // connects at least two convolution activations (it then saves libdxrt's
+  // reorders between them) and nothing else reads or makes any of its
+  // tensors (a pooling, a batch norm, a reshape, a dropout, the function's
+  // arguments and results would need NCHW: a conversion, or both layouts at
+  // once). Only a channel count that is a multiple of 16 can be blocked.
+  // Bias gradients (a sum per channel) read either layout. The decision goes on the
+  // convolutions as dx.nchw16c_in0 / _in1 / _out (layoutOf).
+  void planNchw16c() {
+    (void)lowerings(); // fills elementwiseOps()
+    llvm::DenseMap<Value, Value> parent;
+    std::function<Value(Value)> find = [&](Value v) -> Value {
+      auto it = parent.find(v);
+      if (it == parent.end() || it->second == v) return v;
+      Value root = find(it->second);
+      parent[v] = root;
+      return root;
+    };
+    auto unite = [&](Value a, Value b) {
+      Value ra = find(a), rb = find(b);
+      if (ra != rb) parent[ra] = rb;
+    };
+    auto act = [](Value v) {
+      auto t = mlir::dyn_cast<mlir::RankedTensorType>(v.getType());
+      return t && t.getRank() == 4;
+    };
+    auto transparent = [&](Operation *op) {
+      if (!elementwiseOps().contains(op->getName().getStringRef()) || op->getNumResults() != 1 ||
+          !act(op->getResult(0)))
+        return false;
+      return llvm::all_of(op->getOperandTypes(), [&](mlir::Type t) { return t == op->getResult(0).getType(); });
+    };
+    // role -> value of a convolution's activations.
+    auto roles = [&](Operation *op) {
+      llvm::SmallVector<std::pair<llvm::StringRef, Value>> r;
+      llvm::StringRef name = op->getName().getStringRef();
+      if (name == "dx.conv2d" || name == "dx.conv_transpose2d" || name == "dx.conv2d_grad_input")
+        r = {{"in0", op->getOperand(0)}, {"out", op->getResult(0)}};
+      else if (name == "dx.conv2d_grad_weight")
+        r = {{"in0", op->getOperand(0)}, {"in1", op->getOperand(1)}};
+      llvm::erase_if(r, [&](auto &p) { return !act(p.second); });
+      return r;
+    };
+    // A bias gradient: a sum of an activation to one value per channel,
+    // which reads nChw16c as it is.
+    auto perChannelSum = [&](Operation *op) {
+      llvm::StringRef name = op->getName().getStringRef();
+      if ((name != "dx.sum" && name != "dx.reduce_to") || op->getNumOperands() != 1 || !act(op->getOperand(0)))
+        return false;
+      auto in = ttype(op->getOperand(0));
+      auto out = mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
+      return out && out.hasStaticShape() && !in.isDynamicDim(1) && out.getNumElements() == in.getDimSize(1);
+    };
+    getOperation().walk([&](Operation *op) {
+      if (transparent(op))
+        for (Value o : op->getOperands()) unite(o, op->getResult(0));
+    });
+    llvm::DenseMap<Value, int> convs, others;
+    getOperation().walk([&](Operation *op) {
+      auto r = roles(op);
+      if (!r.empty()) {
+        for (auto &[role, v] : r) ++convs[find(v)];
+        return;
+      }
+      if (transparent(op) || perChannelSum(op)) return;
+      for (Value v : op->getOperands())
+        if (act(v)) ++others[find(v)];
+      for (Value v : op->getResults())
+        if (act(v)) ++others[find(v)];
+    });
+    getOperation().walk([&](mlir::func::FuncOp fn) {
+      for (Value a : fn.getArguments())
+        if (act(a)) ++others[find(a)];
+    });
+    getOperation().walk([&](Operation *op) {
+      for (auto &[role, v] : roles(op)) {
+        auto t = ttype(v);
+        Value root = find(v);
+        if (!t.isDynamicDim(1) && t.getDimSize(1) > 0 && t.getDimSize(1) % kChannelBlock == 0 && convs[root] >= 2 &&
+            others.lookup(root) == 0)
+          op->setAttr(("dx.nchw16c_" + role).str(), mlir::UnitAttr::get(op->getContext()));
+      }
+    });
+  }
+
+  void lowerAll() {
     fuseConvBackward();
     fuseConvForwardGradWeight();
     llvm::SmallVector<Operation *> ops;

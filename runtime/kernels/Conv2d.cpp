@@ -26,8 +26,6 @@ ConvBackend backend_from_env() {
               "set DXRT_CONV to onednn (the default) or im2col, or unset it", __FILE__, __LINE__);
 }
 
-bool onednn_applies(const ConvGeometry &g);
-
 // -1 until the first call reads DXRT_CONV_DIRECT (0 turns the direct kernel off).
 std::atomic<int> g_direct{-1};
 
@@ -45,23 +43,42 @@ bool direct(ConvDir dir, const ConvGeometry &g) {
   return conv_backend() == ConvBackend::kOnednn && direct_enabled() && conv2d_direct_applies(dir, g);
 }
 
-void run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
+} // namespace
+
+void conv2d_run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
   if (direct(dir, g)) {
     conv2d_direct(dir, g, x, w, y);
     return;
   }
-  if (onednn_applies(g) && conv2d_onednn(dir, g, x, w, y)) return;
+  if (conv2d_onednn_applies(g) && conv2d_onednn(dir, g, x, w, y)) return;
   conv2d_im2col(dir, g, x, w, y);
 }
 
-bool onednn_applies(const ConvGeometry &g) {
+void conv2d_backward_run(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw) {
+  // Both gradients from one dy reordered once, unless the weight gradient
+  // is direct (then each is what its own kernel gives).
+  if (conv2d_onednn_applies(g) && !direct(ConvDir::kGradWeight, g) && conv2d_backward_onednn(g, x, w, dy, dx, dw))
+    return;
+  conv2d_run(ConvDir::kGradInput, g, dx, w, dy);
+  conv2d_run(ConvDir::kGradWeight, g, x, dw, dy);
+}
+
+void conv2d_forward_grad_weight_run(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw) {
+  // x reordered once, unless either direction is direct (then each is what
+  // its own kernel gives).
+  if (conv2d_onednn_applies(g) && !direct(ConvDir::kForward, g) && !direct(ConvDir::kGradWeight, g) &&
+      conv2d_forward_grad_weight_onednn(g, x, w, dy, y, dw))
+    return;
+  conv2d_run(ConvDir::kForward, g, x, w, y);
+  conv2d_run(ConvDir::kGradWeight, g, x, dw, dy);
+}
+
+bool conv2d_onednn_applies(const ConvGeometry &g) {
   // oneDNN rejects empty tensors; the GEMM path handles them (dw = 0 for an empty batch).
   bool empty = g.n == 0 || g.c == 0 || g.d == 0 || g.h == 0 || g.w == 0 || g.f == 0 || g.od == 0 || g.ho == 0 ||
                g.wo == 0;
   return !empty && conv_backend() == ConvBackend::kOnednn;
 }
-
-} // namespace
 
 ConvBackend conv_backend() {
   int b = g_backend.load(std::memory_order_relaxed);
@@ -98,7 +115,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward(dxrt_memref4 *xd, dxrt_memref4 
   const char *k = "dxrt_conv2d_forward";
   Tensor4 x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
   ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  run(ConvDir::kForward, g, x.p, w.p, y.p);
+  conv2d_run(ConvDir::kForward, g, x.p, w.p, y.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_grad_input(dxrt_memref4 *dyd, dxrt_memref4 *wd, dxrt_memref4 *dxd,
@@ -107,7 +124,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_grad_input(dxrt_memref4 *dyd, dxrt_memr
   const char *k = "dxrt_conv2d_grad_input";
   Tensor4 dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
   ConvGeometry g = conv_geometry(k, dx, w, dy, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
+  conv2d_run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *dwd,
@@ -116,7 +133,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight(dxrt_memref4 *dyd, dxrt_mem
   const char *k = "dxrt_conv2d_grad_weight";
   Tensor4 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+  conv2d_run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *wd,
@@ -129,12 +146,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref
   ConvGeometry g = conv_geometry(k, x, w, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  // Both gradients from one dy reordered once, unless the weight gradient
-  // is direct (then each is what its own kernel gives).
-  if (onednn_applies(g) && !direct(ConvDir::kGradWeight, g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p))
-    return;
-  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
-  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+  conv2d_backward_run(g, x.p, w.p, dy.p, dx.p, dw.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *dyd,
@@ -147,13 +159,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, d
   ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  // x reordered once, unless either direction is direct (then each is what
-  // its own kernel gives).
-  if (onednn_applies(g) && !direct(ConvDir::kForward, g) && !direct(ConvDir::kGradWeight, g) &&
-      conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p))
-    return;
-  run(ConvDir::kForward, g, x.p, w.p, y.p);
-  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+  conv2d_forward_grad_weight_run(g, x.p, w.p, dy.p, y.p, dw.p);
 }
 
 // ---- 3-D: the same dispatch on a geometry with a depth axis ----
@@ -165,7 +171,7 @@ extern "C" void _mlir_ciface_dxrt_conv3d_forward(dxrt_memref5 *xd, dxrt_memref5 
   const char *k = "dxrt_conv3d_forward";
   Tensor5 x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
   ConvGeometry g = conv_geometry(k, x, w, y, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, dw, groups);
-  run(ConvDir::kForward, g, x.p, w.p, y.p);
+  conv2d_run(ConvDir::kForward, g, x.p, w.p, y.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv3d_grad_input(dxrt_memref5 *dyd, dxrt_memref5 *wd, dxrt_memref5 *dxd,
@@ -175,7 +181,7 @@ extern "C" void _mlir_ciface_dxrt_conv3d_grad_input(dxrt_memref5 *dyd, dxrt_memr
   const char *k = "dxrt_conv3d_grad_input";
   Tensor5 dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
   ConvGeometry g = conv_geometry(k, dx, w, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, dw, groups);
-  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
+  conv2d_run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv3d_grad_weight(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *dwd,
@@ -185,7 +191,7 @@ extern "C" void _mlir_ciface_dxrt_conv3d_grad_weight(dxrt_memref5 *dyd, dxrt_mem
   const char *k = "dxrt_conv3d_grad_weight";
   Tensor5 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, dw, dy, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
-  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+  conv2d_run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv3d_backward(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *wd,
@@ -201,9 +207,9 @@ extern "C" void _mlir_ciface_dxrt_conv3d_backward(dxrt_memref5 *dyd, dxrt_memref
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // As conv2d_backward (no direct kernel in 3-D): dy reordered once where
   // both primitives want the same layout.
-  if (onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
-  run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
-  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+  if (conv2d_onednn_applies(g) && conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p)) return;
+  conv2d_run(ConvDir::kGradInput, g, dx.p, w.p, dy.p);
+  conv2d_run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv3d_forward_grad_weight(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *dyd,
@@ -217,7 +223,7 @@ extern "C" void _mlir_ciface_dxrt_conv3d_forward_grad_weight(dxrt_memref5 *xd, d
   ConvGeometry g = conv_geometry(k, x, w, y, sd, sh, sw, pf, pk, pt, pb, pl, pr, dd, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  if (onednn_applies(g) && conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p)) return;
-  run(ConvDir::kForward, g, x.p, w.p, y.p);
-  run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
+  if (conv2d_onednn_applies(g) && conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p)) return;
+  conv2d_run(ConvDir::kForward, g, x.p, w.p, y.p);
+  conv2d_run(ConvDir::kGradWeight, g, x.p, dw.p, dy.p);
 }

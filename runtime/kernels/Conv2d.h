@@ -51,16 +51,35 @@ void conv2d_direct(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 // "baseline"); false, having done nothing, when this CPU lacks it.
 bool conv2d_direct_isa(const char *isa, ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
 
+// The dispatch of the dxrt_conv2d_* kernels on NCHW tensors (Conv2d.cpp):
+// the direct kernel where it applies, else oneDNN, else im2col.
+void conv2d_run(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
+// The fused pairs of the dxrt_conv2d_backward and _forward_grad_weight
+// kernels on NCHW tensors: one oneDNN call shares its reorder where no
+// direct kernel takes a direction, else the directions one by one.
+void conv2d_backward_run(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw);
+void conv2d_forward_grad_weight_run(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw);
+// Whether the oneDNN backend is on and the geometry is not empty.
+bool conv2d_onednn_applies(const ConvGeometry &g);
+
+// Which activations the oneDNN functions below take in nChw16c, channel
+// blocks of 16 innermost (kernels/Nchw16c.h; 2-D, channels a multiple of
+// 16), the layout oneDNN's AVX-512 kernels compute in, so that they are not
+// reordered: the x side (x or dx), the y side (y or dy), both, or neither
+// (0: NCHW). Weights are always OIHW.
+enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2 };
+
 // oneDNN on the calling thread. Returns false, having done nothing, when
 // oneDNN has no implementation for the geometry or only its slow reference
-// one: the caller then runs conv2d_im2col.
-bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y);
+// one: the caller then runs conv2d_im2col. `blocked`: BlockedSides.
+bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y, int blocked = 0);
 
 // Both gradients of a convolution from one dy: dx (the x side) and dw,
 // with oneDNN, reordering dy into the primitives' layout once when both
 // want the same one. Returns false, having done nothing, when oneDNN has
 // no (fast) implementation of either direction.
-bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw);
+bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw,
+                            int blocked = 0);
 // Whether conv2d_backward_onednn reorders dy once for the geometry (both
 // primitives want dy in the same non-plain layout); for tests.
 bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
@@ -71,7 +90,8 @@ bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
 // convolution, whose input gradient convolves its dy and whose weight
 // gradient reads that dy as x). Returns false, having done nothing, when
 // oneDNN has no (fast) implementation of either direction.
-bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw);
+bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw,
+                                       int blocked = 0);
 // Whether it reorders x once for the geometry; for tests.
 bool conv2d_forward_grad_weight_onednn_shares_x(const ConvGeometry &g);
 
@@ -93,6 +113,6 @@ bool conv2d_winograd_pays(const ConvGeometry &g);
 // The oneDNN implementation (e.g. "jit:avx512_core", "gemm:jit") that runs
 // this convolution, or nullptr when it falls back to im2col; for tests and
 // diagnostics. Creates the primitive if it is not cached yet.
-const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g);
+const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g, int blocked = 0);
 
 } // namespace dxrt

@@ -8,7 +8,9 @@
 // Layouts: the primitive is created with the layouts oneDNN prefers
 // (format_tag::any: channel blocks of 16 on AVX-512, where its direct JIT
 // convolutions are several times faster than GEMM), and tensors the caller
-// holds in NCHW / OIHW are reordered into workspace slots before and after.
+// holds in NCHW / OIHW are reordered into workspace slots before and after
+// (activations the caller holds in nChw16c, Conv2d.h's BlockedSides, are not
+// where the primitive wants that layout).
 // Where those layouts would pad the channels a lot (e.g. dx of a first layer
 // with one input channel, padded to 16), plain NCHW / OIHW is used instead,
 // for which oneDNN runs its own im2col + GEMM. oneDNN's reference
@@ -95,14 +97,14 @@ const char *kernel_name(ConvDir dir, const ConvGeometry &g) {
 // 2-D convolution from a 3-D one of depth 1, which have different
 // descriptors; and the precision.
 struct Key {
-  int64_t v[26];
+  int64_t v[27];
   bool operator==(const Key &o) const { return std::memcmp(v, o.v, sizeof v) == 0; }
 };
 
-Key key_of(ConvDir dir, const ConvGeometry &g) {
+Key key_of(ConvDir dir, const ConvGeometry &g, int blocked) {
   return {{int64_t(dir), g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.sh, g.sw, g.pt, g.pb, g.pl, g.pr, g.dh, g.dw,
            g.groups, g.spatial, g.d, g.kd, g.sd, g.pf, g.pk, g.dd, int64_t(matmul_precision()),
-           int64_t(conv_algorithm())}};
+           int64_t(conv_algorithm()), blocked}};
 }
 
 // A primitive and its scratchpad memory (scratchpad_mode::user, over the
@@ -282,13 +284,22 @@ dnnl::primitive_desc_base winograd(ConvDir dir, const ConvGeometry &g, const Des
   }
 }
 
+// The caller's tensors: fp32 NCHW / OIHW, with the sides `blocked` names
+// (Conv2d.h) in nChw16c, the layout oneDNN's AVX-512 kernels work in.
+Descs user_descs(const ConvGeometry &g, int blocked) {
+  Descs d = descs(g, true);
+  if (blocked & kXSideBlocked) d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, tag::nChw16c);
+  if (blocked & kYSideBlocked) d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, tag::nChw16c);
+  return d;
+}
+
 // Builds e's primitive, operands and reorders; false when oneDNN has no
 // implementation that beats im2col. Throws dnnl::error from oneDNN.
-bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
+bool build(Entry &e, ConvDir dir, const ConvGeometry &g, int blocked) {
   const Onednn &o = onednn();
   const bool bf16 = matmul_precision() == Precision::kBf16;
   arg_ids(dir, e.args, e.output);
-  const Descs plain = descs(g, true); // the caller's tensors: fp32 NCHW / OIHW
+  const Descs plain = descs(g, true); // sizes, for the choices below
   dnnl::primitive_desc_base pd;
   bool found = false;
   if (tries_winograd(g, bf16)) {
@@ -315,7 +326,8 @@ bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
   e.impl = pd.impl_info_str();
   e.conv.p = dnnl::primitive(pd.get());
   init_scratchpad(e.conv, pd);
-  const memory::desc user[3] = {plain.x, plain.w, plain.y};
+  const Descs caller = user_descs(g, blocked);
+  const memory::desc user[3] = {caller.x, caller.w, caller.y};
   const int slots[3] = {kSlotSrc, kSlotWeights, kSlotDst};
   for (int i = 0; i < 3; ++i) {
     Operand &op = e.ops[i];
@@ -336,9 +348,9 @@ bool build(Entry &e, ConvDir dir, const ConvGeometry &g) {
 
 // The cached entry of the geometry, created on a miss (replacing the least
 // recently used one when the cache is full).
-Entry &entry(ConvDir dir, const ConvGeometry &g) {
+Entry &entry(ConvDir dir, const ConvGeometry &g, int blocked = 0) {
   Cache &c = cache();
-  const Key key = key_of(dir, g);
+  const Key key = key_of(dir, g, blocked);
   bool hit = false;
   Entry &e = onednn_cache_slot(c.entries, c.clock, key, hit);
   if (hit) return e;
@@ -347,7 +359,7 @@ Entry &entry(ConvDir dir, const ConvGeometry &g) {
   e.used = true;
   e.last_use = ++c.clock;
   try {
-    e.ok = build(e, dir, g);
+    e.ok = build(e, dir, g, blocked);
   } catch (const dnnl::error &) {
     e = Entry();
     e.key = key, e.used = true, e.last_use = c.clock; // rejected: remembered, so not retried
@@ -410,8 +422,8 @@ bool conv2d_winograd_pays(const ConvGeometry &g) {
   return winograd_correct(g) && g.c >= 16 && g.f >= 16 && g.c * g.f >= 512 && g.ho >= 4 && g.wo >= 4;
 }
 
-bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y) {
-  Entry &e = entry(dir, g);
+bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float *y, int blocked) {
+  Entry &e = entry(dir, g, blocked);
   if (!e.ok) return false;
   execute(dir, g, e, x, w, y);
   return true;
@@ -432,9 +444,10 @@ bool shares(const Entry &first, const Entry &second, int i) {
 
 } // namespace
 
-bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw) {
-  Entry &in = entry(ConvDir::kGradInput, g);
-  Entry &wt = entry(ConvDir::kGradWeight, g); // the cache is far larger than 2: `in` stays
+bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw,
+                            int blocked) {
+  Entry &in = entry(ConvDir::kGradInput, g, blocked);
+  Entry &wt = entry(ConvDir::kGradWeight, g, blocked); // the cache is far larger than 2: `in` stays
   if (!in.ok || !wt.ok) return false;
   execute(ConvDir::kGradInput, g, in, dx, w, dy);
   execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares(in, wt, 2) ? 2 : -1);
@@ -447,9 +460,10 @@ bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g) {
   return in.ok && wt.ok && shares(in, wt, 2);
 }
 
-bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw) {
-  Entry &fw = entry(ConvDir::kForward, g);
-  Entry &wt = entry(ConvDir::kGradWeight, g);
+bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw,
+                                       int blocked) {
+  Entry &fw = entry(ConvDir::kForward, g, blocked);
+  Entry &wt = entry(ConvDir::kGradWeight, g, blocked);
   if (!fw.ok || !wt.ok) return false;
   execute(ConvDir::kForward, g, fw, x, w, y);
   execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares(fw, wt, 0) ? 0 : -1);
@@ -462,8 +476,8 @@ bool conv2d_forward_grad_weight_onednn_shares_x(const ConvGeometry &g) {
   return fw.ok && wt.ok && shares(fw, wt, 0);
 }
 
-const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g) {
-  Entry &e = entry(dir, g);
+const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g, int blocked) {
+  Entry &e = entry(dir, g, blocked);
   return e.ok ? e.impl.c_str() : nullptr;
 }
 

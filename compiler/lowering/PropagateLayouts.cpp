@@ -1,0 +1,193 @@
+#include "lowering/PropagateLayouts.h"
+#include "lowering/LoweringUtils.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace dx {
+namespace {
+
+namespace tensor = mlir::tensor;
+using mlir::Value;
+
+// An NCHW <-> nChw16c pack or unpack of a 4-D activation: channels (dim 1)
+// in tiles of 16, no padding, no permutation of the outer dims.
+template <typename PackLike> bool isNchw16c(PackLike op, mlir::RankedTensorType plain) {
+  return plain.getRank() == 4 && op.getInnerDimsPos().size() == 1 && op.getInnerDimsPos()[0] == 1 &&
+         op.getStaticInnerTiles().size() == 1 && op.getStaticInnerTiles()[0] == 16 && op.getOuterDimsPerm().empty();
+}
+
+// A pack or unpack that tiles only the plain tensor's last dim, in order:
+// [.., C] <-> [.., C/16, 16] is a reshape.
+template <typename PackLike> bool innermost(PackLike op, mlir::RankedTensorType plain) {
+  const int64_t last = plain.getRank() - 1;
+  if (op.getInnerDimsPos().size() != 1 || op.getInnerDimsPos()[0] != last || !op.getOuterDimsPerm().empty() ||
+      op.getStaticInnerTiles().size() != 1 || mlir::ShapedType::isDynamic(op.getStaticInnerTiles()[0]))
+    return false;
+  return !plain.isDynamicDim(last) && plain.getDimSize(last) % op.getStaticInnerTiles()[0] == 0;
+}
+// The reassociation of [d0, .., dk] with dk split in two.
+llvm::SmallVector<mlir::ReassociationIndices> splitLast(mlir::RankedTensorType plain) {
+  llvm::SmallVector<mlir::ReassociationIndices> r;
+  for (int64_t k = 0; k + 1 < plain.getRank(); ++k) r.push_back({k});
+  r.push_back({plain.getRank() - 1, plain.getRank()});
+  return r;
+}
+
+// A convolution operand in nChw16c that nothing else reads or writes in
+// that layout gains nothing: its pack (an input) or unpack (an output) is
+// a conversion where libdxrt's reorder was, and it may cost more (a
+// convolution oneDNN does not take, such as a first layer's weight
+// gradient, for which libdxrt has a faster NCHW kernel). Such operands go
+// back to NCHW ([N, C, H, W, 1]): the call keeps nChw16c only where the
+// code next to it computes in it.
+void keepOnlyUsefulBlocks(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::func::CallOp> calls;
+  module.walk([&](mlir::func::CallOp call) {
+    if (call.getCallee().starts_with("dxrt_conv2d_") && call.getCallee().ends_with("_nchw16c")) calls.push_back(call);
+  });
+  auto blocked = [](Value v) {
+    auto t = mlir::dyn_cast<mlir::MemRefType>(v.getType());
+    return t && t.getRank() == 5 && t.getDimSize(4) == 16;
+  };
+  auto nchwOf = [](mlir::ShapedType t) {
+    return llvm::SmallVector<int64_t>{t.getDimSize(0), t.getDimSize(1) * t.getDimSize(4), t.getDimSize(2),
+                                      t.getDimSize(3), 1};
+  };
+  const llvm::SmallVector<mlir::ReassociationIndices> lastUnit = {{0}, {1}, {2}, {3, 4}};
+  for (mlir::func::CallOp call : calls) {
+    mlir::OpBuilder b(call);
+    for (mlir::OpOperand &arg : call->getOpOperands()) {
+      auto cast = arg.get().getDefiningOp<mlir::memref::CastOp>();
+      if (!cast || !blocked(cast.getSource())) continue;
+      if (auto toMemref = cast.getSource().getDefiningOp<mlir::bufferization::ToMemrefOp>()) {
+        auto pack = toMemref.getTensor().getDefiningOp<tensor::PackOp>();
+        if (!pack) continue; // computed in nChw16c: keep
+        b.setInsertionPoint(toMemref);
+        auto plainType = mlir::RankedTensorType::get(nchwOf(pack.getDestType()), pack.getDestType().getElementType());
+        Value plain = b.create<tensor::ExpandShapeOp>(pack.getLoc(), plainType, pack.getSource(), lastUnit);
+        auto memrefType = mlir::cast<mlir::MemRefType>(toMemref.getType());
+        auto viewType = mlir::MemRefType::get(plainType.getShape(), plainType.getElementType(), memrefType.getLayout());
+        auto m = b.create<mlir::bufferization::ToMemrefOp>(toMemref.getLoc(), viewType, plain, /*read_only=*/true);
+        m->setAttrs(toMemref->getAttrs());
+        arg.set(b.create<mlir::memref::CastOp>(cast.getLoc(), cast.getType(), m));
+        if (cast->use_empty()) cast->erase();
+        if (toMemref->use_empty()) toMemref->erase();
+        continue;
+      }
+      auto alloc = cast.getSource().getDefiningOp<mlir::memref::AllocOp>();
+      if (!alloc) continue;
+      mlir::bufferization::ToTensorOp toTensor;
+      for (mlir::Operation *user : alloc->getUsers())
+        if (auto t = mlir::dyn_cast<mlir::bufferization::ToTensorOp>(user)) toTensor = t;
+      if (!toTensor || toTensor->use_empty() ||
+          !llvm::all_of(toTensor->getUsers(), [](mlir::Operation *u) { return mlir::isa<tensor::UnPackOp>(u); }))
+        continue; // read in nChw16c: keep
+      b.setInsertionPoint(alloc);
+      auto plainType = mlir::MemRefType::get(nchwOf(alloc.getType()), alloc.getType().getElementType());
+      auto plainAlloc = b.create<mlir::memref::AllocOp>(alloc.getLoc(), plainType, alloc.getDynamicSizes(),
+                                                        alloc.getAlignmentAttr());
+      arg.set(b.create<mlir::memref::CastOp>(cast.getLoc(), cast.getType(), plainAlloc));
+      b.setInsertionPoint(toTensor);
+      auto tensorType = mlir::RankedTensorType::get(plainType.getShape(), plainType.getElementType());
+      Value t = b.create<mlir::bufferization::ToTensorOp>(toTensor.getLoc(), tensorType, plainAlloc,
+                                                          /*restrict=*/true, /*writable=*/true);
+      for (mlir::Operation *u : llvm::make_early_inc_range(toTensor->getUsers())) {
+        auto unpack = mlir::cast<tensor::UnPackOp>(u);
+        b.setInsertionPoint(unpack);
+        unpack.getResult().replaceAllUsesWith(
+            b.create<tensor::CollapseShapeOp>(unpack.getLoc(), unpack.getDestType(), t, lastUnit).getResult());
+        unpack->erase();
+      }
+      toTensor->erase();
+      if (cast->use_empty()) cast->erase();
+      if (alloc->use_empty()) alloc->erase();
+    }
+  }
+}
+
+struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PropagateLayoutsPass)
+  llvm::StringRef getArgument() const override { return "dx-propagate-layouts"; }
+  llvm::StringRef getDescription() const override {
+    return "Move nChw16c packs and unpacks of convolution activations through linalg.generics until they cancel";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::linalg::LinalgDialect, tensor::TensorDialect, mlir::memref::MemRefDialect,
+                    mlir::bufferization::BufferizationDialect, mlir::func::FuncDialect>();
+  }
+
+  void runOnOperation() override {
+    mlir::ModuleOp module = getOperation();
+    mlir::MLIRContext *ctx = &getContext();
+    {
+      mlir::RewritePatternSet patterns(ctx);
+      // Only a pack or unpack that is its value's one use moves: a value
+      // never ends up in both layouts (two copies, and a conversion more
+      // than the reorder libdxrt made before). The unpack that stays then sits
+      // right at the convolution, as libdxrt's reorder did.
+      mlir::linalg::populateDataLayoutPropagationPatterns(patterns,
+                                                          [](mlir::OpOperand *o) { return o->get().hasOneUse(); });
+      tensor::PackOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::UnPackOp::getCanonicalizationPatterns(patterns, ctx);
+      tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);
+      if (mlir::failed(mlir::applyPatternsAndFoldGreedily(module, std::move(patterns)))) return signalPassFailure();
+    }
+    keepOnlyUsefulBlocks(module);
+    module.walk([&](mlir::Operation *op) {
+      if (mlir::isa<tensor::PackOp, tensor::UnPackOp>(op) && op->use_empty()) op->erase();
+    });
+    // What is left: a pack or unpack whose tiled dim is innermost (a
+    // per-channel vector, a pooled [N, C]) is a reshape; an NCHW activation's
+    // is libdxrt's conversion; anything else MLIR's generic lowering (pad,
+    // reshape, transpose).
+    llvm::SmallVector<mlir::Operation *> left;
+    module.walk([&](mlir::Operation *op) {
+      if (mlir::isa<tensor::PackOp, tensor::UnPackOp>(op)) left.push_back(op);
+    });
+    mlir::IRRewriter rewriter(ctx);
+    for (mlir::Operation *op : left) {
+      rewriter.setInsertionPoint(op);
+      if (auto pack = mlir::dyn_cast<tensor::PackOp>(op)) {
+        auto plain = mlir::cast<mlir::RankedTensorType>(pack.getSourceType());
+        auto packed = mlir::cast<mlir::RankedTensorType>(pack.getDestType());
+        if (innermost(pack, plain) && !pack.getPaddingValue()) {
+          rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, packed, pack.getSource(), splitLast(plain));
+        } else if (isNchw16c(pack, plain) && !pack.getPaddingValue()) {
+          rewriter.replaceOp(op, lower::callKernel(rewriter, op->getLoc(), "dxrt_nchw_to_nchw16c", {pack.getSource()},
+                                                   packed, {}, {pack.getSource()}));
+        } else if (mlir::failed(mlir::linalg::lowerPack(rewriter, pack))) {
+          op->emitError("dx-propagate-layouts: cannot lower ") << *op;
+          return signalPassFailure();
+        }
+        continue;
+      }
+      auto unpack = mlir::cast<tensor::UnPackOp>(op);
+      auto plain = mlir::cast<mlir::RankedTensorType>(unpack.getDestType());
+      if (innermost(unpack, plain)) {
+        rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, plain, unpack.getSource(), splitLast(plain));
+      } else if (isNchw16c(unpack, plain)) {
+        rewriter.replaceOp(op, lower::callKernel(rewriter, op->getLoc(), "dxrt_nchw16c_to_nchw", {unpack.getSource()},
+                                                 plain, {}, {unpack.getSource()}));
+      } else if (mlir::failed(mlir::linalg::lowerUnPack(rewriter, unpack))) {
+        op->emitError("dx-propagate-layouts: cannot lower ") << *op;
+        return signalPassFailure();
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<mlir::Pass> createPropagateLayoutsPass() { return std::make_unique<PropagateLayoutsPass>(); }
+void registerPropagateLayoutsPass() { mlir::PassRegistration<PropagateLayoutsPass>(); }
+
+} // namespace dx

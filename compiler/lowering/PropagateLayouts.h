@@ -1,0 +1,26 @@
+#pragma once
+
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace dx {
+
+// dx-propagate-layouts (CPU, after dx-to-linalg{nchw16c=1} and inlining):
+// dx-to-linalg wraps each 2-D convolution that can run in nChw16c in
+// tensor.pack of its activations and tensor.unpack of its results. This
+// pass moves those packs and unpacks through the elementwise and reduction
+// linalg.generics between convolutions (MLIR's data-layout propagation:
+// a relu, a bias add, a relu gradient and a bias gradient then run on
+// [N, C/16, H, W, 16] with their per-channel operands as [C/16, 16]),
+// until an unpack meets a pack of the same tiles and both fold away. The
+// activations between two convolutions then stay in oneDNN's layout, and
+// libdxrt reorders neither. What is left meets an operation that reads
+// NCHW (a pooling call, a reshape to a dense layer, the loss): each packed
+// activation left becomes a call of dxrt_nchw_to_nchw16c or
+// dxrt_nchw16c_to_nchw (as many as the reorders libdxrt made before, at
+// most), and a per-channel vector a reshape.
+std::unique_ptr<mlir::Pass> createPropagateLayoutsPass();
+void registerPropagateLayoutsPass();
+
+} // namespace dx

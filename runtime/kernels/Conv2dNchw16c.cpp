@@ -1,0 +1,251 @@
+// The dxrt_conv2d_*_nchw16c kernels: the 2-D convolutions of Conv2d.cpp with
+// each activation (x, y, dx, dy) in nChw16c or NCHW (Nchw16c.h: 5-D, the
+// last size 16 or 1) and their weights in OIHW. oneDNN runs them without
+// reordering the nChw16c activations. Where it has no fast implementation
+// (or DXRT_CONV=im2col), those are copied to NCHW in workspace slots and the
+// NCHW dispatch runs: the same values, by the same kernels, as the NCHW
+// entry points. Also the layout conversions that generated code calls where
+// a tensor in nChw16c meets an operation that reads NCHW.
+#include "dxrt/kernels.h"
+#include "kernels/Conv2d.h"
+#include "kernels/Nchw16c.h"
+#include "kernels/Onednn.h"
+#include "kernels/Workspace.h"
+
+#include <string>
+
+namespace dxrt {
+
+Activation activation_view(const dxrt_memref5 *m, const char *kernel, const char *arg) {
+  Tensor5 t = view(m, kernel, arg);
+  DXRT_KERNEL_CHECK(t.w == kChannelBlock || t.w == 1, kernel,
+                    str("argument '", arg, "' is neither nChw16c nor NCHW: its last size is ", t.w, ", not ",
+                        kChannelBlock, " or 1"));
+  return {{t.p, t.n, t.c * t.w, t.d, t.h}, t.w == kChannelBlock};
+}
+
+namespace {
+
+// The conversions run as oneDNN reorders (its JIT kernels, about twice as
+// fast as the loops below on AVX-512), one primitive per shape and
+// direction cached per thread; the loops where oneDNN refuses.
+struct ReorderKey {
+  int64_t n, c, hw, to_blocked;
+  bool operator==(const ReorderKey &o) const {
+    return n == o.n && c == o.c && hw == o.hw && to_blocked == o.to_blocked;
+  }
+};
+struct ReorderEntry {
+  ReorderKey key{};
+  bool used = false, ok = false;
+  uint64_t last_use = 0;
+  dnnl::primitive p;
+  dnnl::memory from, to, scratchpad;
+  size_t scratchpad_bytes = 0;
+};
+struct ReorderCache {
+  ReorderEntry entries[64];
+  uint64_t clock = 0;
+};
+
+bool reorder(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, bool to_blocked) {
+  thread_local ReorderCache *cache = new ReorderCache; // never freed, as the engine (Onednn.cpp)
+  const ReorderKey key{n, c, hw, to_blocked};
+  bool hit = false;
+  ReorderEntry &e = onednn_cache_slot(cache->entries, cache->clock, key, hit);
+  if (!hit) {
+    e = ReorderEntry();
+    e.key = key, e.used = true, e.last_use = cache->clock;
+    try {
+      using tag = dnnl::memory::format_tag;
+      const Onednn &o = onednn();
+      const dnnl::memory::desc plain({n, c, hw, 1}, dnnl::memory::data_type::f32, tag::nchw),
+          blocked({n, c, hw, 1}, dnnl::memory::data_type::f32, tag::nChw16c);
+      const dnnl::memory::desc &from = to_blocked ? plain : blocked, &to = to_blocked ? blocked : plain;
+      dnnl::reorder::primitive_desc pd(o.engine, from, o.engine, to, onednn_user_scratchpad());
+      e.p = dnnl::reorder(pd);
+      e.scratchpad_bytes = onednn_scratchpad(pd, &e.scratchpad);
+      e.from = dnnl::memory(from, o.engine, nullptr);
+      e.to = dnnl::memory(to, o.engine, nullptr);
+      e.ok = true;
+    } catch (const dnnl::error &) {
+    }
+  }
+  if (!e.ok) return false;
+  const char *k = to_blocked ? "dxrt_nchw_to_nchw16c" : "dxrt_nchw16c_to_nchw";
+  onednn_set_data(k, e.from, const_cast<float *>(src));
+  onednn_set_data(k, e.to, dst);
+  const dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, e.from.get()}, {DNNL_ARG_TO, e.to.get()}};
+  onednn_execute(k, e.p, 2, args, e.scratchpad, e.scratchpad_bytes);
+  return true;
+}
+
+} // namespace
+
+void nchw_to_nchw16c(const float *src, float *dst, int64_t n, int64_t c, int64_t hw) {
+  if (n * c * hw > 0 && reorder(src, dst, n, c, hw, true)) return;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t cb = 0; cb < c / kChannelBlock; ++cb) {
+      const float *s = src + (i * c + cb * kChannelBlock) * hw;
+      float *d = dst + (i * c + cb * kChannelBlock) * hw;
+      for (int64_t p = 0; p < hw; ++p)
+        for (int64_t k = 0; k < kChannelBlock; ++k) d[p * kChannelBlock + k] = s[k * hw + p];
+    }
+}
+
+void nchw16c_to_nchw(const float *src, float *dst, int64_t n, int64_t c, int64_t hw) {
+  if (n * c * hw > 0 && reorder(src, dst, n, c, hw, false)) return;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t cb = 0; cb < c / kChannelBlock; ++cb) {
+      const float *s = src + (i * c + cb * kChannelBlock) * hw;
+      float *d = dst + (i * c + cb * kChannelBlock) * hw;
+      for (int64_t k = 0; k < kChannelBlock; ++k)
+        for (int64_t p = 0; p < hw; ++p) d[k * hw + p] = s[p * kChannelBlock + k];
+    }
+}
+
+} // namespace dxrt
+
+using namespace dxrt;
+
+namespace {
+
+enum Side { kXSide, kYSide };
+
+// The side's activation in NCHW: itself, or a copy in the side's workspace
+// slot (`copy`: of the blocked data; else only the buffer, for an output).
+float *nchw(const ConvGeometry &g, int blocked, Side side, float *data, bool copy) {
+  if (!(blocked & (side == kXSide ? kXSideBlocked : kYSideBlocked))) return data;
+  const int64_t c = side == kXSide ? g.c : g.f, hw = side == kXSide ? g.h * g.w : g.ho * g.wo;
+  float *plain = workspace(size_t(g.n * c * hw), side == kXSide ? kSlotNchwX : kSlotNchwY);
+  if (copy) nchw16c_to_nchw(data, plain, g.n, c, hw);
+  return plain;
+}
+// An output computed into `plain` (nchw's buffer) written back in the side's layout.
+void store(const ConvGeometry &g, int blocked, Side side, const float *plain, float *data) {
+  if (plain == data) return;
+  const int64_t c = side == kXSide ? g.c : g.f, hw = side == kXSide ? g.h * g.w : g.ho * g.wo;
+  nchw_to_nchw16c(plain, data, g.n, c, hw);
+}
+
+// One direction (x side, w side, y side as in Conv2d.h) with the sides
+// `blocked` names in nChw16c: oneDNN directly, else through NCHW copies.
+void run(ConvDir dir, const ConvGeometry &g, int blocked, float *x, float *w, float *y) {
+  if (blocked == 0) return conv2d_run(dir, g, x, w, y);
+  if (conv2d_onednn_applies(g) && conv2d_onednn(dir, g, x, w, y, blocked)) return;
+  switch (dir) {
+  case ConvDir::kForward: {
+    float *yp = nchw(g, blocked, kYSide, y, false);
+    conv2d_run(dir, g, nchw(g, blocked, kXSide, x, true), w, yp);
+    store(g, blocked, kYSide, yp, y);
+    return;
+  }
+  case ConvDir::kGradInput: {
+    float *xp = nchw(g, blocked, kXSide, x, false);
+    conv2d_run(dir, g, xp, w, nchw(g, blocked, kYSide, y, true));
+    store(g, blocked, kXSide, xp, x);
+    return;
+  }
+  case ConvDir::kGradWeight:
+    conv2d_run(dir, g, nchw(g, blocked, kXSide, x, true), w, nchw(g, blocked, kYSide, y, true));
+    return;
+  }
+}
+
+int sides(const Activation &x, const Activation &y) {
+  return (x.blocked ? kXSideBlocked : 0) | (y.blocked ? kYSideBlocked : 0);
+}
+
+ConvGeometry geometry(const char *k, const Tensor4 &x, const dxrt_memref4 *wd, const Tensor4 &y, int64_t sh,
+                      int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t dw,
+                      int64_t groups) {
+  return conv_geometry(k, x, view(wd, k, "w"), y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+}
+
+bool same_shape(const Tensor4 &a, const Tensor4 &b) { return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w; }
+std::string shape(const Tensor4 &t) { return str("[", t.n, ", ", t.c, ", ", t.h, ", ", t.w, "]"); }
+
+} // namespace
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_nchw16c(dxrt_memref5 *xd, dxrt_memref4 *wd, dxrt_memref5 *yd,
+                                                         int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                         int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
+  const char *k = "dxrt_conv2d_forward_nchw16c";
+  Activation x = activation_view(xd, k, "x"), y = activation_view(yd, k, "y");
+  ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+  run(ConvDir::kForward, g, sides(x, y), x.t.p, view(wd, k, "w").p, y.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(dxrt_memref5 *dyd, dxrt_memref4 *wd, dxrt_memref5 *dxd,
+                                                            int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                                            int64_t pl, int64_t pr, int64_t dh, int64_t dw,
+                                                            int64_t groups) {
+  const char *k = "dxrt_conv2d_grad_input_nchw16c";
+  Activation dy = activation_view(dyd, k, "dy"), dx = activation_view(dxd, k, "dx");
+  ConvGeometry g = geometry(k, dx.t, wd, dy.t, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+  run(ConvDir::kGradInput, g, sides(dx, dy), dx.t.p, view(wd, k, "w").p, dy.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref4 *dwd,
+                                                             int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                                             int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
+                                                             int64_t groups) {
+  const char *k = "dxrt_conv2d_grad_weight_nchw16c";
+  Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x");
+  ConvGeometry g = geometry(k, x.t, dwd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  run(ConvDir::kGradWeight, g, sides(x, dy), x.t.p, view(dwd, k, "dw").p, dy.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_nchw16c(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref4 *wd,
+                                                          dxrt_memref5 *dxd, dxrt_memref4 *dwd, int64_t sh,
+                                                          int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                          int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_backward_nchw16c";
+  Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x"), dx = activation_view(dxd, k, "dx");
+  Tensor4 w = view(wd, k, "w"), dw = view(dwd, k, "dw");
+  ConvGeometry g = geometry(k, x.t, wd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(same_shape(dx.t, x.t), k, str("dx is ", shape(dx.t), " but x is ", shape(x.t)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  // dx and x may be in different layouts: each direction takes its own.
+  const int in = sides(dx, dy), wt = sides(x, dy);
+  if (in == 0 && wt == 0) return conv2d_backward_run(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p);
+  if (in == wt && conv2d_onednn_applies(g) && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in)) return;
+  run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
+  run(ConvDir::kGradWeight, g, wt, x.t.p, dw.p, dy.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(dxrt_memref5 *xd, dxrt_memref4 *wd,
+                                                                     dxrt_memref5 *dyd, dxrt_memref5 *yd,
+                                                                     dxrt_memref4 *dwd, int64_t sh, int64_t sw,
+                                                                     int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                                     int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_nchw16c";
+  Activation x = activation_view(xd, k, "x"), dy = activation_view(dyd, k, "dy"), y = activation_view(yd, k, "y");
+  Tensor4 w = view(wd, k, "w"), dw = view(dwd, k, "dw");
+  ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(same_shape(dy.t, y.t), k, str("dy is ", shape(dy.t), " but y is ", shape(y.t)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  // dy and y may be in different layouts: each direction takes its own.
+  const int fw = sides(x, y), wt = sides(x, dy);
+  if (fw == 0 && wt == 0) return conv2d_forward_grad_weight_run(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p);
+  if (fw == wt && conv2d_onednn_applies(g) && conv2d_forward_grad_weight_onednn(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p, fw))
+    return;
+  run(ConvDir::kForward, g, fw, x.t.p, w.p, y.t.p);
+  run(ConvDir::kGradWeight, g, wt, x.t.p, dw.p, dy.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_nchw_to_nchw16c(dxrt_memref4 *xd, dxrt_memref5 *yd) {
+  const char *k = "dxrt_nchw_to_nchw16c";
+  Tensor4 x = view(xd, k, "x");
+  Activation y = activation_view(yd, k, "y");
+  DXRT_KERNEL_CHECK(same_shape(x, y.t) && y.blocked, k, str("y is ", shape(y.t), " but x is ", shape(x)));
+  nchw_to_nchw16c(x.p, y.t.p, x.n, x.c, x.h * x.w);
+}
+
+extern "C" void _mlir_ciface_dxrt_nchw16c_to_nchw(dxrt_memref5 *xd, dxrt_memref4 *yd) {
+  const char *k = "dxrt_nchw16c_to_nchw";
+  Activation x = activation_view(xd, k, "x");
+  Tensor4 y = view(yd, k, "y");
+  DXRT_KERNEL_CHECK(same_shape(x.t, y) && x.blocked, k, str("y is ", shape(y), " but x is ", shape(x.t)));
+  nchw16c_to_nchw(x.t.p, y.p, x.t.n, x.t.c, x.t.h * x.t.w);
+}

@@ -1,0 +1,227 @@
+// The dxrt_conv2d_*_nchw16c kernels (kernels/Conv2dNchw16c.cpp) against the
+// NCHW kernels on the same data: every activation with a multiple of 16
+// channels in nChw16c, the others in NCHW ([N, C, H, W, 1]), on oneDNN (the
+// blocked layouts oneDNN computes in, no reorder) and on im2col (through
+// NCHW copies). Both must give the NCHW kernels' values bit for bit: the
+// same primitives or GEMMs run on the same numbers, only the copies around
+// them differ. The direct kernel for few input channels is off here (it has
+// no nChw16c variant: oneDNN takes those layers, with other roundings).
+#include "dxrt/kernels.h"
+#include "kernels/Conv2d.h"
+#include "kernels/Nchw16c.h"
+#include "kernels/Onednn.h"
+
+#include <gtest/gtest.h>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+// 64-byte aligned storage, as generated code's workspace: a GEMM may sum in
+// another order for another alignment of its output (the im2col path), and
+// the comparisons here are bit for bit.
+template <typename T> struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <typename U> Aligned64(const Aligned64<U> &) {}
+  T *allocate(size_t n) {
+    void *p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+    if (!p) throw std::bad_alloc();
+    return static_cast<T *>(p);
+  }
+  void deallocate(T *p, size_t) { std::free(p); }
+  template <typename U> bool operator==(const Aligned64<U> &) const { return true; }
+  template <typename U> bool operator!=(const Aligned64<U> &) const { return false; }
+};
+using Floats = std::vector<float, Aligned64<float>>;
+
+struct Shape {
+  const char *name;
+  int64_t n, c, h, w, f, k, s, pad;
+  int64_t ho() const { return (h + 2 * pad - k) / s + 1; }
+  int64_t wo() const { return (w + 2 * pad - k) / s + 1; }
+};
+
+// The CVAE's and the CNNs' layers: 1 -> 64 (x NCHW), 64 -> 64 at stride 1
+// (Winograd) and 2, 64 -> 1 (y NCHW), 16 -> 32 pointwise, and 24 -> 32
+// (x NCHW: 24 is no multiple of 16).
+const Shape kShapes[] = {{"first", 4, 1, 22, 22, 64, 3, 1, 1},     {"winograd", 4, 64, 11, 11, 64, 3, 1, 1},
+                         {"stride2", 4, 64, 22, 22, 64, 3, 2, 1},  {"last", 4, 64, 22, 22, 1, 3, 1, 1},
+                         {"pointwise", 2, 16, 9, 9, 32, 1, 1, 0},  {"odd_in", 2, 24, 10, 10, 32, 3, 1, 1}};
+
+Floats rnd(int64_t n, unsigned seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1, 1);
+  Floats v(static_cast<size_t>(n));
+  for (float &e : v) e = u(g);
+  return v;
+}
+
+dxrt_memref4 m4(Floats &v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return {v.data(), v.data(), 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
+}
+
+// An activation [n, c, h, w] as the nChw16c kernels take it: its data in
+// nChw16c where c is a multiple of 16 (in `store`), else as it is.
+struct Act {
+  Floats store;
+  dxrt_memref5 m;
+  int64_t n, c, hw;
+  bool blocked;
+  Act(const Floats &nchw, int64_t n_, int64_t c_, int64_t h, int64_t w, bool may_block = true)
+      : store(nchw), n(n_), c(c_), hw(h * w), blocked(may_block && c_ % 16 == 0) {
+    const int64_t b = blocked ? 16 : 1;
+    if (blocked) dxrt::nchw_to_nchw16c(nchw.data(), store.data(), n, c, hw);
+    m = {store.data(), store.data(), 0, {n, c / b, h, w, b}, {c * h * w, h * w * b, w * b, b, 1}};
+  }
+  Floats nchw() const {
+    Floats out(store);
+    if (blocked) dxrt::nchw16c_to_nchw(store.data(), out.data(), n, c, hw);
+    return out;
+  }
+};
+
+void expect_same(const Floats &want, const Floats &got, const std::string &what) {
+  ASSERT_EQ(want.size(), got.size()) << what;
+  EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float))) << what;
+}
+
+class ConvNchw16cTest : public ::testing::TestWithParam<std::tuple<Shape, dxrt::ConvBackend>> {
+protected:
+  void SetUp() override {
+    // One oneDNN thread from the first product on, as the kernels run: the
+    // im2col path's sgemm before that may split a sum over threads.
+    dxrt::onednn_one_thread();
+    dxrt::set_conv_backend(std::get<1>(GetParam()));
+    dxrt::set_conv_direct(false);
+  }
+  void TearDown() override {
+    dxrt::set_conv_backend(dxrt::ConvBackend::kOnednn);
+    dxrt::set_conv_direct(true);
+  }
+};
+
+TEST_P(ConvNchw16cTest, EveryKernelGivesTheNchwKernelsValues) {
+  const Shape p = std::get<0>(GetParam());
+  const int64_t xs = p.n * p.c * p.h * p.w, ys = p.n * p.f * p.ho() * p.wo(), ws = p.f * p.c * p.k * p.k;
+  auto x = rnd(xs, 1), w = rnd(ws, 2), dy = rnd(ys, 3);
+  const int64_t s = p.s, q = p.pad;
+  // The NCHW kernels.
+  Floats y(static_cast<size_t>(ys)), dx(static_cast<size_t>(xs)), dw(static_cast<size_t>(ws)), dx2(static_cast<size_t>(xs)), dw2(static_cast<size_t>(ws)),
+      y2(static_cast<size_t>(ys)), dw3(static_cast<size_t>(ws));
+  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c, p.k, p.k),
+               dyd = m4(dy, p.n, p.f, p.ho(), p.wo()), yd = m4(y, p.n, p.f, p.ho(), p.wo()),
+               dxd = m4(dx, p.n, p.c, p.h, p.w), dwd = m4(dw, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, 1);
+
+  Act xb(x, p.n, p.c, p.h, p.w), dyb(dy, p.n, p.f, p.ho(), p.wo());
+  Act yb(Floats(static_cast<size_t>(ys), 7.f), p.n, p.f, p.ho(), p.wo()),
+      dxb(Floats(static_cast<size_t>(xs), 7.f), p.n, p.c, p.h, p.w);
+  Floats dwb(static_cast<size_t>(ws), 7.f);
+  dxrt_memref4 dwbd = m4(dwb, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward_nchw16c(&xb.m, &wd, &yb.m, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(y, yb.nchw(), "forward y");
+  _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(&dyb.m, &wd, &dxb.m, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(dx, dxb.nchw(), "grad_input dx");
+  _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(&dyb.m, &xb.m, &dwbd, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(dw, dwb, "grad_weight dw");
+
+  Act dxb2(Floats(static_cast<size_t>(xs), 7.f), p.n, p.c, p.h, p.w);
+  dxrt_memref4 dw2d = m4(dw2, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &wd, &dxb2.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(dx, dxb2.nchw(), "backward dx");
+  expect_same(dw, dw2, "backward dw");
+
+  Act yb2(Floats(static_cast<size_t>(ys), 7.f), p.n, p.f, p.ho(), p.wo());
+  dxrt_memref4 dw3d = m4(dw3, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &wd, &dyb.m, &yb2.m, &dw3d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(y, yb2.nchw(), "forward_grad_weight y");
+  expect_same(dw, dw3, "forward_grad_weight dw");
+}
+
+// The two activations of one side in different layouts (dx in NCHW beside
+// x in nChw16c; dy in NCHW beside y in nChw16c): each direction takes its own.
+TEST_P(ConvNchw16cTest, OneSideInTwoLayouts) {
+  const Shape p = std::get<0>(GetParam());
+  const int64_t xs = p.n * p.c * p.h * p.w, ys = p.n * p.f * p.ho() * p.wo(), ws = p.f * p.c * p.k * p.k;
+  auto x = rnd(xs, 5), w = rnd(ws, 6), dy = rnd(ys, 7);
+  const int64_t s = p.s, q = p.pad;
+  Floats y(static_cast<size_t>(ys)), dx(static_cast<size_t>(xs)), dw(static_cast<size_t>(ws)),
+      dw2(static_cast<size_t>(ws)), dw3(static_cast<size_t>(ws));
+  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c, p.k, p.k),
+               dyd = m4(dy, p.n, p.f, p.ho(), p.wo()), yd = m4(y, p.n, p.f, p.ho(), p.wo()),
+               dxd = m4(dx, p.n, p.c, p.h, p.w), dwd = m4(dw, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, 1);
+
+  Act xb(x, p.n, p.c, p.h, p.w), dyb(dy, p.n, p.f, p.ho(), p.wo());
+  Act dxp(Floats(static_cast<size_t>(xs), 7.f), p.n, p.c, p.h, p.w, /*may_block=*/false);
+  dxrt_memref4 dw2d = m4(dw2, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &wd, &dxp.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(dx, dxp.nchw(), "backward dx (NCHW beside an nChw16c x)");
+  expect_same(dw, dw2, "backward dw");
+
+  Act yb(Floats(static_cast<size_t>(ys), 7.f), p.n, p.f, p.ho(), p.wo());
+  Act dyp(dy, p.n, p.f, p.ho(), p.wo(), /*may_block=*/false);
+  dxrt_memref4 dw3d = m4(dw3, p.f, p.c, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &wd, &dyp.m, &yb.m, &dw3d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(y, yb.nchw(), "forward_grad_weight y");
+  expect_same(dw, dw3, "forward_grad_weight dw (dy in NCHW beside an nChw16c y)");
+}
+
+// With both sides in nChw16c and oneDNN's blocked JIT kernels, nothing is
+// reordered: the primitive's layouts are the caller's.
+TEST(ConvNchw16c, OnednnTakesBlockedActivationsAsTheyAre) {
+  const Shape p = kShapes[1];
+  const dxrt::ConvGeometry g = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, p.ho(), p.wo(), p.s, p.s,
+                                p.pad, p.pad, p.pad, p.pad, 1, 1, 1, p.c, p.f};
+  const char *impl = dxrt::conv2d_onednn_impl(dxrt::ConvDir::kForward, g, dxrt::kXSideBlocked | dxrt::kYSideBlocked);
+  ASSERT_NE(impl, nullptr);
+  RecordProperty("impl", impl);
+}
+
+TEST(ConvNchw16c, LayoutConversionsRoundTrip) {
+  const int64_t n = 3, c = 48, hw = 7 * 5;
+  auto x = rnd(n * c * hw, 4);
+  Floats b(x.size()), back(x.size());
+  dxrt::nchw_to_nchw16c(x.data(), b.data(), n, c, hw);
+  // Element (1, 17, 3): block 1, lane 1, at ((1 * 3 + 1) * hw + 3) * 16 + 1.
+  EXPECT_EQ(b[size_t(((1 * 3 + 1) * hw + 3) * 16 + 1)], x[size_t((1 * c + 17) * hw + 3)]);
+  dxrt::nchw16c_to_nchw(b.data(), back.data(), n, c, hw);
+  expect_same(x, back, "round trip");
+  dxrt_memref4 xd = m4(x, n, c, 7, 5);
+  Floats viaKernel(x.size()), viaKernelBack(x.size());
+  dxrt_memref5 bd = {viaKernel.data(), viaKernel.data(), 0, {n, c / 16, 7, 5, 16}, {c * hw, hw * 16, 5 * 16, 16, 1}};
+  dxrt_memref4 backd = m4(viaKernelBack, n, c, 7, 5);
+  _mlir_ciface_dxrt_nchw_to_nchw16c(&xd, &bd);
+  expect_same(b, viaKernel, "dxrt_nchw_to_nchw16c");
+  _mlir_ciface_dxrt_nchw16c_to_nchw(&bd, &backd);
+  expect_same(x, viaKernelBack, "dxrt_nchw16c_to_nchw");
+}
+
+TEST(ConvNchw16cDeathTest, ABlockOtherThan16Or1AbortsNamingTheKernel) {
+  Floats x(2 * 32 * 4 * 4), w(8 * 32 * 9), y(2 * 8 * 4 * 4);
+  dxrt_memref5 xd = {x.data(), x.data(), 0, {2, 4, 4, 4, 8}, {512, 128, 32, 8, 1}};
+  dxrt_memref4 wd = m4(w, 8, 32, 3, 3);
+  dxrt_memref5 yd = {y.data(), y.data(), 0, {2, 8, 4, 4, 1}, {128, 16, 4, 1, 1}};
+  EXPECT_DEATH(_mlir_ciface_dxrt_conv2d_forward_nchw16c(&xd, &wd, &yd, 1, 1, 1, 1, 1, 1, 1, 1, 1),
+               "dxrt_conv2d_forward_nchw16c.*'x' is neither nChw16c nor NCHW");
+}
+
+INSTANTIATE_TEST_SUITE_P(Layers, ConvNchw16cTest,
+                         ::testing::Combine(::testing::ValuesIn(kShapes),
+                                            ::testing::Values(dxrt::ConvBackend::kOnednn,
+                                                              dxrt::ConvBackend::kIm2col)),
+                         [](const auto &info) {
+                           return std::string(std::get<0>(info.param).name) +
+                                  (std::get<1>(info.param) == dxrt::ConvBackend::kOnednn ? "_onednn" : "_im2col");
+                         });
+
+} // namespace
