@@ -97,18 +97,6 @@ void set_conv_direct(bool on) { g_direct = int(on); }
 
 using namespace dxrt;
 
-namespace {
-
-// For the fused kernels' checks that an output has its input's shape.
-bool same_shape(const Tensor4 &a, const Tensor4 &b) { return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w; }
-bool same_shape(const Tensor5 &a, const Tensor5 &b) {
-  return a.n == b.n && a.c == b.c && a.d == b.d && a.h == b.h && a.w == b.w;
-}
-std::string shape(const Tensor4 &t) { return str("[", t.n, ", ", t.c, ", ", t.h, ", ", t.w, "]"); }
-std::string shape(const Tensor5 &t) { return str("[", t.n, ", ", t.c, ", ", t.d, ", ", t.h, ", ", t.w, "]"); }
-
-} // namespace
-
 extern "C" void _mlir_ciface_dxrt_conv2d_forward(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd, int64_t sh,
                                                  int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                  int64_t dh, int64_t dw, int64_t groups) {

@@ -114,5 +114,8 @@ bool conv2d_winograd_pays(const ConvGeometry &g);
 // this convolution, or nullptr when it falls back to im2col; for tests and
 // diagnostics. Creates the primitive if it is not cached yet.
 const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g, int blocked = 0);
+// How many of x, w, y the cached primitive reorders into another layout
+// (-1: oneDNN does not run the geometry); for tests.
+int conv2d_onednn_reorders(ConvDir dir, const ConvGeometry &g, int blocked = 0);
 
 } // namespace dxrt

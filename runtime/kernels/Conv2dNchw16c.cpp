@@ -162,9 +162,6 @@ ConvGeometry geometry(const char *k, const Tensor4 &x, const dxrt_memref4 *wd, c
   return conv_geometry(k, x, view(wd, k, "w"), y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
 }
 
-bool same_shape(const Tensor4 &a, const Tensor4 &b) { return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w; }
-std::string shape(const Tensor4 &t) { return str("[", t.n, ", ", t.c, ", ", t.h, ", ", t.w, "]"); }
-
 } // namespace
 
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_nchw16c(dxrt_memref5 *xd, dxrt_memref4 *wd, dxrt_memref5 *yd,

@@ -476,6 +476,14 @@ bool conv2d_forward_grad_weight_onednn_shares_x(const ConvGeometry &g) {
   return fw.ok && wt.ok && shares(fw, wt, 0);
 }
 
+int conv2d_onednn_reorders(ConvDir dir, const ConvGeometry &g, int blocked) {
+  Entry &e = entry(dir, g, blocked);
+  if (!e.ok) return -1;
+  int n = 0;
+  for (const Operand &op : e.ops) n += op.inner ? 1 : 0;
+  return n;
+}
+
 const char *conv2d_onednn_impl(ConvDir dir, const ConvGeometry &g, int blocked) {
   Entry &e = entry(dir, g, blocked);
   return e.ok ? e.impl.c_str() : nullptr;

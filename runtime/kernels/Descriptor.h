@@ -7,6 +7,7 @@
 #include "dxrt/kernels.h"
 
 #include <cstdint>
+#include <string>
 
 namespace dxrt {
 
@@ -35,6 +36,17 @@ struct Tensor5 {
   int64_t n, c, d, h, w;
   int64_t numel() const { return n * c * d * h * w; }
 };
+
+// Whether two tensors have the same shape, and a shape as "[n, c, h, w]",
+// for the kernels' checks of their operands against each other.
+inline bool same_shape(const Tensor4 &a, const Tensor4 &b) {
+  return a.n == b.n && a.c == b.c && a.h == b.h && a.w == b.w;
+}
+inline bool same_shape(const Tensor5 &a, const Tensor5 &b) {
+  return a.n == b.n && a.c == b.c && a.d == b.d && a.h == b.h && a.w == b.w;
+}
+inline std::string shape(const Tensor4 &t) { return str("[", t.n, ", ", t.c, ", ", t.h, ", ", t.w, "]"); }
+inline std::string shape(const Tensor5 &t) { return str("[", t.n, ", ", t.c, ", ", t.d, ", ", t.h, ", ", t.w, "]"); }
 
 // Checks that the descriptor is non-null, has non-negative sizes and an offset,
 // and the strides of a contiguous row-major array (a dimension of size 1 may

@@ -105,86 +105,106 @@ protected:
   }
 };
 
+// The NCHW kernels' y, dx and dw on random x, w, dy of the shape.
+struct Reference {
+  const Shape p;
+  const int64_t xs, ys, ws;
+  Floats x, w, dy, y, dx, dw;
+  dxrt_memref4 wd;
+  Reference(const Shape &shape, unsigned seed)
+      : p(shape), xs(p.n * p.c * p.h * p.w), ys(p.n * p.f * p.ho() * p.wo()), ws(p.f * p.c * p.k * p.k),
+        x(rnd(xs, seed)), w(rnd(ws, seed + 1)), dy(rnd(ys, seed + 2)), y(size_t(ys)), dx(size_t(xs)),
+        dw(size_t(ws)) {
+    const int64_t s = p.s, q = p.pad;
+    wd = m4(w, p.f, p.c, p.k, p.k);
+    dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), dyd = m4(dy, p.n, p.f, p.ho(), p.wo()),
+                 yd = m4(y, p.n, p.f, p.ho(), p.wo()), dxd = m4(dx, p.n, p.c, p.h, p.w),
+                 dwd = m4(dw, p.f, p.c, p.k, p.k);
+    _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, 1);
+    _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, 1);
+    _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, 1);
+  }
+  // Fresh outputs (filled with 7, so that a kernel writing nothing shows).
+  Act x_side(bool may_block = true) const { return Act(Floats(size_t(xs), 7.f), p.n, p.c, p.h, p.w, may_block); }
+  Act y_side(bool may_block = true) const { return Act(Floats(size_t(ys), 7.f), p.n, p.f, p.ho(), p.wo(), may_block); }
+  Floats weights() const { return Floats(size_t(ws), 7.f); }
+};
+
 TEST_P(ConvNchw16cTest, EveryKernelGivesTheNchwKernelsValues) {
-  const Shape p = std::get<0>(GetParam());
-  const int64_t xs = p.n * p.c * p.h * p.w, ys = p.n * p.f * p.ho() * p.wo(), ws = p.f * p.c * p.k * p.k;
-  auto x = rnd(xs, 1), w = rnd(ws, 2), dy = rnd(ys, 3);
+  Reference r(std::get<0>(GetParam()), 1);
+  const Shape &p = r.p;
   const int64_t s = p.s, q = p.pad;
-  // The NCHW kernels.
-  Floats y(static_cast<size_t>(ys)), dx(static_cast<size_t>(xs)), dw(static_cast<size_t>(ws)), dx2(static_cast<size_t>(xs)), dw2(static_cast<size_t>(ws)),
-      y2(static_cast<size_t>(ys)), dw3(static_cast<size_t>(ws));
-  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c, p.k, p.k),
-               dyd = m4(dy, p.n, p.f, p.ho(), p.wo()), yd = m4(y, p.n, p.f, p.ho(), p.wo()),
-               dxd = m4(dx, p.n, p.c, p.h, p.w), dwd = m4(dw, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, 1);
-  _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, 1);
-  _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, 1);
+  Act xb(r.x, p.n, p.c, p.h, p.w), dyb(r.dy, p.n, p.f, p.ho(), p.wo());
 
-  Act xb(x, p.n, p.c, p.h, p.w), dyb(dy, p.n, p.f, p.ho(), p.wo());
-  Act yb(Floats(static_cast<size_t>(ys), 7.f), p.n, p.f, p.ho(), p.wo()),
-      dxb(Floats(static_cast<size_t>(xs), 7.f), p.n, p.c, p.h, p.w);
-  Floats dwb(static_cast<size_t>(ws), 7.f);
+  Act yb = r.y_side(), dxb = r.x_side();
+  Floats dwb = r.weights();
   dxrt_memref4 dwbd = m4(dwb, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward_nchw16c(&xb.m, &wd, &yb.m, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(y, yb.nchw(), "forward y");
-  _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(&dyb.m, &wd, &dxb.m, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(dx, dxb.nchw(), "grad_input dx");
+  _mlir_ciface_dxrt_conv2d_forward_nchw16c(&xb.m, &r.wd, &yb.m, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(r.y, yb.nchw(), "forward y");
+  _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(&dyb.m, &r.wd, &dxb.m, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(r.dx, dxb.nchw(), "grad_input dx");
   _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(&dyb.m, &xb.m, &dwbd, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(dw, dwb, "grad_weight dw");
+  expect_same(r.dw, dwb, "grad_weight dw");
 
-  Act dxb2(Floats(static_cast<size_t>(xs), 7.f), p.n, p.c, p.h, p.w);
+  Act dxb2 = r.x_side();
+  Floats dw2 = r.weights();
   dxrt_memref4 dw2d = m4(dw2, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &wd, &dxb2.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(dx, dxb2.nchw(), "backward dx");
-  expect_same(dw, dw2, "backward dw");
+  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &r.wd, &dxb2.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(r.dx, dxb2.nchw(), "backward dx");
+  expect_same(r.dw, dw2, "backward dw");
 
-  Act yb2(Floats(static_cast<size_t>(ys), 7.f), p.n, p.f, p.ho(), p.wo());
+  Act yb2 = r.y_side();
+  Floats dw3 = r.weights();
   dxrt_memref4 dw3d = m4(dw3, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &wd, &dyb.m, &yb2.m, &dw3d, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(y, yb2.nchw(), "forward_grad_weight y");
-  expect_same(dw, dw3, "forward_grad_weight dw");
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &r.wd, &dyb.m, &yb2.m, &dw3d, s, s, q, q, q, q, 1, 1,
+                                                       1);
+  expect_same(r.y, yb2.nchw(), "forward_grad_weight y");
+  expect_same(r.dw, dw3, "forward_grad_weight dw");
 }
 
 // The two activations of one side in different layouts (dx in NCHW beside
 // x in nChw16c; dy in NCHW beside y in nChw16c): each direction takes its own.
 TEST_P(ConvNchw16cTest, OneSideInTwoLayouts) {
-  const Shape p = std::get<0>(GetParam());
-  const int64_t xs = p.n * p.c * p.h * p.w, ys = p.n * p.f * p.ho() * p.wo(), ws = p.f * p.c * p.k * p.k;
-  auto x = rnd(xs, 5), w = rnd(ws, 6), dy = rnd(ys, 7);
+  Reference r(std::get<0>(GetParam()), 5);
+  const Shape &p = r.p;
   const int64_t s = p.s, q = p.pad;
-  Floats y(static_cast<size_t>(ys)), dx(static_cast<size_t>(xs)), dw(static_cast<size_t>(ws)),
-      dw2(static_cast<size_t>(ws)), dw3(static_cast<size_t>(ws));
-  dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), wd = m4(w, p.f, p.c, p.k, p.k),
-               dyd = m4(dy, p.n, p.f, p.ho(), p.wo()), yd = m4(y, p.n, p.f, p.ho(), p.wo()),
-               dxd = m4(dx, p.n, p.c, p.h, p.w), dwd = m4(dw, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, 1);
-  _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, 1);
-  _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, 1);
+  Act xb(r.x, p.n, p.c, p.h, p.w), dyb(r.dy, p.n, p.f, p.ho(), p.wo());
 
-  Act xb(x, p.n, p.c, p.h, p.w), dyb(dy, p.n, p.f, p.ho(), p.wo());
-  Act dxp(Floats(static_cast<size_t>(xs), 7.f), p.n, p.c, p.h, p.w, /*may_block=*/false);
+  Act dxp = r.x_side(/*may_block=*/false);
+  Floats dw2 = r.weights();
   dxrt_memref4 dw2d = m4(dw2, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &wd, &dxp.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(dx, dxp.nchw(), "backward dx (NCHW beside an nChw16c x)");
-  expect_same(dw, dw2, "backward dw");
+  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &r.wd, &dxp.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(r.dx, dxp.nchw(), "backward dx (NCHW beside an nChw16c x)");
+  expect_same(r.dw, dw2, "backward dw");
 
-  Act yb(Floats(static_cast<size_t>(ys), 7.f), p.n, p.f, p.ho(), p.wo());
-  Act dyp(dy, p.n, p.f, p.ho(), p.wo(), /*may_block=*/false);
+  Act yb = r.y_side();
+  Act dyp(r.dy, p.n, p.f, p.ho(), p.wo(), /*may_block=*/false);
+  Floats dw3 = r.weights();
   dxrt_memref4 dw3d = m4(dw3, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &wd, &dyp.m, &yb.m, &dw3d, s, s, q, q, q, q, 1, 1, 1);
-  expect_same(y, yb.nchw(), "forward_grad_weight y");
-  expect_same(dw, dw3, "forward_grad_weight dw (dy in NCHW beside an nChw16c y)");
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &r.wd, &dyp.m, &yb.m, &dw3d, s, s, q, q, q, q, 1, 1, 1);
+  expect_same(r.y, yb.nchw(), "forward_grad_weight y");
+  expect_same(r.dw, dw3, "forward_grad_weight dw (dy in NCHW beside an nChw16c y)");
 }
 
-// With both sides in nChw16c and oneDNN's blocked JIT kernels, nothing is
-// reordered: the primitive's layouts are the caller's.
+// With both sides in nChw16c, oneDNN's AVX-512 kernels (which compute in
+// it) reorder only the weights; in NCHW they reorder x and y too.
 TEST(ConvNchw16c, OnednnTakesBlockedActivationsAsTheyAre) {
-  const Shape p = kShapes[1];
-  const dxrt::ConvGeometry g = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, p.ho(), p.wo(), p.s, p.s,
-                                p.pad, p.pad, p.pad, p.pad, 1, 1, 1, p.c, p.f};
-  const char *impl = dxrt::conv2d_onednn_impl(dxrt::ConvDir::kForward, g, dxrt::kXSideBlocked | dxrt::kYSideBlocked);
-  ASSERT_NE(impl, nullptr);
-  RecordProperty("impl", impl);
+  dxrt::set_conv_backend(dxrt::ConvBackend::kOnednn);
+  for (const Shape &p : {kShapes[1], kShapes[2]}) {
+    const dxrt::ConvGeometry g = {p.n, p.c, p.h, p.w, p.f, p.k, p.k, p.ho(), p.wo(), p.s, p.s,
+                                  p.pad, p.pad, p.pad, p.pad, 1, 1, 1, p.c, p.f};
+    const int both = dxrt::kXSideBlocked | dxrt::kYSideBlocked;
+    for (auto dir : {dxrt::ConvDir::kForward, dxrt::ConvDir::kGradInput, dxrt::ConvDir::kGradWeight}) {
+      const char *impl = dxrt::conv2d_onednn_impl(dir, g, both);
+      ASSERT_NE(impl, nullptr) << p.name;
+      const int blocked = dxrt::conv2d_onednn_reorders(dir, g, both), plain = dxrt::conv2d_onednn_reorders(dir, g);
+      EXPECT_LE(blocked, plain) << p.name << " " << impl;
+      if (std::string(impl).find("avx512") != std::string::npos) {
+        EXPECT_LE(blocked, 1) << p.name << " direction " << int(dir) << ": " << impl;
+        EXPECT_EQ(plain, blocked + 2) << p.name << " direction " << int(dir) << ": " << impl;
+      }
+    }
+  }
 }
 
 TEST(ConvNchw16c, LayoutConversionsRoundTrip) {
