@@ -41,17 +41,19 @@ using Floats = std::vector<float, Aligned64<float>>;
 
 struct Shape {
   const char *name;
-  int64_t n, c, h, w, f, k, s, pad;
+  int64_t n, c, h, w, f, k, s, pad, g = 1; // g: groups
   int64_t ho() const { return (h + 2 * pad - k) / s + 1; }
   int64_t wo() const { return (w + 2 * pad - k) / s + 1; }
 };
 
 // The CVAE's and the CNNs' layers: 1 -> 64 (x NCHW), 64 -> 64 at stride 1
 // (Winograd) and 2, 64 -> 1 (y NCHW), 16 -> 32 pointwise, and 24 -> 32
-// (x NCHW: 24 is no multiple of 16).
-const Shape kShapes[] = {{"first", 4, 1, 22, 22, 64, 3, 1, 1},     {"winograd", 4, 64, 11, 11, 64, 3, 1, 1},
-                         {"stride2", 4, 64, 22, 22, 64, 3, 2, 1},  {"last", 4, 64, 22, 22, 1, 3, 1, 1},
-                         {"pointwise", 2, 16, 9, 9, 32, 1, 1, 0},  {"odd_in", 2, 24, 10, 10, 32, 3, 1, 1}};
+// (x NCHW: 24 is no multiple of 16), and two grouped ones (2 groups;
+// depthwise).
+const Shape kShapes[] = {{"first", 4, 1, 22, 22, 64, 3, 1, 1},      {"winograd", 4, 64, 11, 11, 64, 3, 1, 1},
+                         {"stride2", 4, 64, 22, 22, 64, 3, 2, 1},   {"last", 4, 64, 22, 22, 1, 3, 1, 1},
+                         {"pointwise", 2, 16, 9, 9, 32, 1, 1, 0},   {"odd_in", 2, 24, 10, 10, 32, 3, 1, 1},
+                         {"grouped", 2, 32, 10, 10, 64, 3, 1, 1, 2}, {"depthwise", 2, 32, 10, 10, 32, 3, 1, 1, 32}};
 
 Floats rnd(int64_t n, unsigned seed) {
   std::mt19937 g(seed);
@@ -112,17 +114,18 @@ struct Reference {
   Floats x, w, dy, y, dx, dw;
   dxrt_memref4 wd;
   Reference(const Shape &shape, unsigned seed)
-      : p(shape), xs(p.n * p.c * p.h * p.w), ys(p.n * p.f * p.ho() * p.wo()), ws(p.f * p.c * p.k * p.k),
+      : p(shape), xs(p.n * p.c * p.h * p.w), ys(p.n * p.f * p.ho() * p.wo()),
+        ws(p.f * (p.c / p.g) * p.k * p.k),
         x(rnd(xs, seed)), w(rnd(ws, seed + 1)), dy(rnd(ys, seed + 2)), y(size_t(ys)), dx(size_t(xs)),
         dw(size_t(ws)) {
     const int64_t s = p.s, q = p.pad;
-    wd = m4(w, p.f, p.c, p.k, p.k);
+    wd = m4(w, p.f, p.c / p.g, p.k, p.k);
     dxrt_memref4 xd = m4(x, p.n, p.c, p.h, p.w), dyd = m4(dy, p.n, p.f, p.ho(), p.wo()),
                  yd = m4(y, p.n, p.f, p.ho(), p.wo()), dxd = m4(dx, p.n, p.c, p.h, p.w),
-                 dwd = m4(dw, p.f, p.c, p.k, p.k);
-    _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, 1);
-    _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, 1);
-    _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, 1);
+                 dwd = m4(dw, p.f, p.c / p.g, p.k, p.k);
+    _mlir_ciface_dxrt_conv2d_forward(&xd, &wd, &yd, s, s, q, q, q, q, 1, 1, p.g);
+    _mlir_ciface_dxrt_conv2d_grad_input(&dyd, &wd, &dxd, s, s, q, q, q, q, 1, 1, p.g);
+    _mlir_ciface_dxrt_conv2d_grad_weight(&dyd, &xd, &dwd, s, s, q, q, q, q, 1, 1, p.g);
   }
   // Fresh outputs (filled with 7, so that a kernel writing nothing shows).
   Act x_side(bool may_block = true) const { return Act(Floats(size_t(xs), 7.f), p.n, p.c, p.h, p.w, may_block); }
@@ -138,26 +141,27 @@ TEST_P(ConvNchw16cTest, EveryKernelGivesTheNchwKernelsValues) {
 
   Act yb = r.y_side(), dxb = r.x_side();
   Floats dwb = r.weights();
-  dxrt_memref4 dwbd = m4(dwb, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward_nchw16c(&xb.m, &r.wd, &yb.m, s, s, q, q, q, q, 1, 1, 1);
+  dxrt_memref4 dwbd = m4(dwb, p.f, p.c / p.g, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward_nchw16c(&xb.m, &r.wd, &yb.m, s, s, q, q, q, q, 1, 1, p.g);
   expect_same(r.y, yb.nchw(), "forward y");
-  _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(&dyb.m, &r.wd, &dxb.m, s, s, q, q, q, q, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(&dyb.m, &r.wd, &dxb.m, s, s, q, q, q, q, 1, 1, p.g);
   expect_same(r.dx, dxb.nchw(), "grad_input dx");
-  _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(&dyb.m, &xb.m, &dwbd, s, s, q, q, q, q, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(&dyb.m, &xb.m, &dwbd, s, s, q, q, q, q, 1, 1, p.g);
   expect_same(r.dw, dwb, "grad_weight dw");
 
   Act dxb2 = r.x_side();
   Floats dw2 = r.weights();
-  dxrt_memref4 dw2d = m4(dw2, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &r.wd, &dxb2.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
+  dxrt_memref4 dw2d = m4(dw2, p.f, p.c / p.g, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &r.wd, &dxb2.m, &dw2d, s, s, q, q, q, q, 1, 1,
+                                            p.g);
   expect_same(r.dx, dxb2.nchw(), "backward dx");
   expect_same(r.dw, dw2, "backward dw");
 
   Act yb2 = r.y_side();
   Floats dw3 = r.weights();
-  dxrt_memref4 dw3d = m4(dw3, p.f, p.c, p.k, p.k);
+  dxrt_memref4 dw3d = m4(dw3, p.f, p.c / p.g, p.k, p.k);
   _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &r.wd, &dyb.m, &yb2.m, &dw3d, s, s, q, q, q, q, 1, 1,
-                                                       1);
+                                                       p.g);
   expect_same(r.y, yb2.nchw(), "forward_grad_weight y");
   expect_same(r.dw, dw3, "forward_grad_weight dw");
 }
@@ -172,16 +176,17 @@ TEST_P(ConvNchw16cTest, OneSideInTwoLayouts) {
 
   Act dxp = r.x_side(/*may_block=*/false);
   Floats dw2 = r.weights();
-  dxrt_memref4 dw2d = m4(dw2, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &r.wd, &dxp.m, &dw2d, s, s, q, q, q, q, 1, 1, 1);
+  dxrt_memref4 dw2d = m4(dw2, p.f, p.c / p.g, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_backward_nchw16c(&dyb.m, &xb.m, &r.wd, &dxp.m, &dw2d, s, s, q, q, q, q, 1, 1, p.g);
   expect_same(r.dx, dxp.nchw(), "backward dx (NCHW beside an nChw16c x)");
   expect_same(r.dw, dw2, "backward dw");
 
   Act yb = r.y_side();
   Act dyp(r.dy, p.n, p.f, p.ho(), p.wo(), /*may_block=*/false);
   Floats dw3 = r.weights();
-  dxrt_memref4 dw3d = m4(dw3, p.f, p.c, p.k, p.k);
-  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &r.wd, &dyp.m, &yb.m, &dw3d, s, s, q, q, q, q, 1, 1, 1);
+  dxrt_memref4 dw3d = m4(dw3, p.f, p.c / p.g, p.k, p.k);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(&xb.m, &r.wd, &dyp.m, &yb.m, &dw3d, s, s, q, q, q, q, 1, 1,
+                                                       p.g);
   expect_same(r.y, yb.nchw(), "forward_grad_weight y");
   expect_same(r.dw, dw3, "forward_grad_weight dw (dy in NCHW beside an nChw16c y)");
 }
