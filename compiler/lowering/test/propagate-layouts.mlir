@@ -36,6 +36,7 @@ func.func @conv_relu_conv(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>, %w
 // CHECK: call @dxrt_conv2d_forward_nchw16c(
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<2x16xf32> into tensor<32xf32>
 // CHECK-NOT: dxrt_nchw
+// CHECK: return
 func.func @bias_and_bias_gradient(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>, %b1: tensor<32xf32>, %w2: tensor<4x32x3x3xf32>) -> (tensor<?x4x8x8xf32>, tensor<32xf32>) {
   %0 = dx.conv2d %x params(%w1, %b1) {bias = true, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<32x3x3x3xf32>, tensor<32xf32>) -> tensor<?x32x8x8xf32>
   %1 = dx.relu %0 : (tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
@@ -49,10 +50,12 @@ func.func @bias_and_bias_gradient(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3x
 // Something else reads the tensor between the convolutions (a pooling, a
 // function result): NCHW throughout, the NCHW kernels, no conversion.
 // CHECK-LABEL: func.func @pool_between(
+// CHECK-NOT: nchw16c
 // CHECK: call @dxrt_conv2d_forward(
 // CHECK: call @dxrt_pool_forward(
 // CHECK: call @dxrt_conv2d_forward(
 // CHECK-NOT: nchw16c
+// CHECK: return
 func.func @pool_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> tensor<?x32x4x4xf32> {
   %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
   %1 = dx.maxpool %0 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<?x32x8x8xf32>) -> tensor<?x32x4x4xf32>
@@ -66,12 +69,46 @@ func.func @pool_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w
 // dx-to-linalg calls the NCHW kernels (the default pipeline's choice is made
 // by dxc: docs/codegen.md).
 // CHECK-LABEL: func.func @odd_channels(
-// CHECK: call @dxrt_conv2d_forward(
+// CHECK-NOT: nchw16c
 // CHECK: call @dxrt_conv2d_forward(
 // CHECK-NOT: nchw16c
+// CHECK: call @dxrt_conv2d_forward(
+// CHECK-NOT: nchw16c
+// CHECK: return
 func.func @odd_channels(%x: tensor<?x3x8x8xf32>, %w1: tensor<24x3x3x3xf32>, %w2: tensor<4x24x3x3xf32>) -> tensor<?x4x8x8xf32> {
   %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 24 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<24x3x3x3xf32>) -> tensor<?x24x8x8xf32>
   %1 = dx.relu %0 : (tensor<?x24x8x8xf32>) -> tensor<?x24x8x8xf32>
   %2 = dx.conv2d %1 params(%w2) {bias = false, dilation = array<i64: 1, 1>, filters = 4 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x24x8x8xf32>, tensor<4x24x3x3xf32>) -> tensor<?x4x8x8xf32>
   return %2 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
+// Two convolutions added (a residual join): MLIR's propagation moves no
+// unpack through a generic with two unpacked operands, so the add stays
+// NCHW. The two convolutions' outputs, which nothing then reads in nChw16c,
+// go back to NCHW ([?, 32, 8, 8, 1]); one conversion (where libdxrt's
+// reorder was) feeds the relu and the last convolution in nChw16c.
+// CHECK-LABEL: func.func @residual_add(
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] : tensor<?x32x8x8x1xf32> into tensor<?x32x8x8xf32>
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0], [1], [2], [3, 4]] : tensor<?x32x8x8x1xf32> into tensor<?x32x8x8xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>)
+// CHECK: arith.addf
+// CHECK: call @dxrt_nchw_to_nchw16c(
+// CHECK: linalg.generic
+// CHECK-SAME: tensor<?x2x8x8x16xf32>
+// CHECK: arith.maximumf
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK-NOT: dxrt_nchw
+// CHECK: return
+func.func @residual_add(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>, %w3: tensor<4x32x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %1 = dx.conv2d %x params(%w2) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %2 = dx.add %0, %1 : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+  %3 = dx.relu %2 : (tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+  %4 = dx.conv2d %3 params(%w3) {bias = false, dilation = array<i64: 1, 1>, filters = 4 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<4x32x3x3xf32>) -> tensor<?x4x8x8xf32>
+  return %4 : tensor<?x4x8x8xf32>
 }
