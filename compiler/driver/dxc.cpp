@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
   // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
   // Hidden, for measurements: nchw keeps 2-D convolutions' activations in NCHW
-  // (docs/codegen.md, section 8).
+  // (docs/codegen.md, section 4, "Convolution layouts").
   compile->add_option("--conv-layout", o.convLayout, "")
       ->check(CLI::Validator(
           [](std::string &v) {
