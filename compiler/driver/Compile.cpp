@@ -251,11 +251,6 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   }
   const bool lib = req.emit == "lib";
   const std::string e = lib ? std::string("obj") : req.emit; // a library starts as the model's object
-  if (cuda && prog.train && prog.train->precision == "bf16") {
-    llvm::errs() << "dxc: error: precision bf16 is implemented for the CPU target only (oneDNN's bf16 "
-                    "convolutions and matrix products); compile with --target=cpu, or --precision fp32 for CUDA\n";
-    return 1;
-  }
   opts.stopAfter = e == "dx" ? Stage::Dx : e == "dx-grad" ? Stage::DxGrad : e == "linalg" ? Stage::Linalg
                    : e == "ptx" ? Stage::Ptx : e == "llvm" ? Stage::LLVM : Stage::Obj;
   if (e.empty() || e == "obj") {

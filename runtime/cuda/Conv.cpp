@@ -16,12 +16,23 @@
 // choice, one workspace rule. Both check their descriptors with the CPU
 // kernels' conv_geometry (kernels/Im2col.h); a 2-D convolution is a Geom of
 // two spatial axes and keeps its 4-d descriptors.
+//
+// In bf16 precision (kernels/Precision.h) the operands are rounded to bf16
+// copies in the scratch (the CPU's rounding, Bf16Kernels.cu) and cuDNN runs
+// its PSEUDO_BFLOAT16 configuration: bf16 tensors, fp32 arithmetic, tensor
+// cores. cuDNN's legacy API has no bf16-in, fp32-out convolution, so its
+// result (y, dx or dw) is bf16 too and is widened into the fp32 tensor: it
+// carries one more bf16 rounding than the CPU's, which keeps oneDNN's fp32
+// result. PyTorch's autocast on a GPU rounds the same way. Where cuDNN has
+// no bf16 algorithm for a shape, the plan runs fp32 on bf16-rounded copies
+// of the operands instead: the CPU's semantics, without tensor cores.
 #include "cuda/Check.h"
 #include "cuda/Context.h"
 #include "cuda/DeviceKernels.h"
 #include "cuda/Kernel.h"
 #include "kernels/Descriptor.h"
 #include "kernels/Im2col.h"
+#include "kernels/Precision.h"
 
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
@@ -75,10 +86,13 @@ struct Plan {
   int64_t xp[3] = {};   // the padded copy's spatial extents ((d,) h, w)
   int algo = 0;         // of the direction's enum
   size_t workspace = 0; // bytes
+  bool bf16 = false;    // cuDNN reads and writes bf16 copies (PSEUDO_BFLOAT16)
+  bool rounds = false;  // bf16 precision on fp32 tensors: the operands are rounded copies
 };
 
-// dir, nd, n, c, f, groups, then (in, k, out, s, lo, hi, dil) of 3 axes.
-using Key = std::array<int64_t, 27>;
+// dir, nd, n, c, f, groups, then (in, k, out, s, lo, hi, dil) of 3 axes,
+// then the precision.
+using Key = std::array<int64_t, 28>;
 
 std::mutex g_mutex;
 std::map<Key, Plan> g_plans; // never freed: a few per layer, alive as long as the model
@@ -98,14 +112,14 @@ int to_int(const char *k, int64_t v, const char *what) {
 }
 
 // The first acceptable result of cudnnFind* (they come fastest first):
-// succeeded, fits the workspace limit, no TF32 unless allowed; deterministic
-// if any is. Returns the index or -1.
-template <typename Perf> int choose(const Perf *perf, int count) {
+// succeeded, fits the workspace limit, no TF32 unless allowed (bf16 tensors
+// are for the tensor cores); deterministic if any is. Returns the index or -1.
+template <typename Perf> int choose(const Perf *perf, int count, bool bf16) {
   int any = -1;
   for (int i = 0; i < count; ++i) {
     const Perf &p = perf[i];
     bool tensor = p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > workspace_limit() || (tensor && !allow_tf32())) continue;
+    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > workspace_limit() || (tensor && !allow_tf32() && !bf16)) continue;
     if (p.determinism == CUDNN_DETERMINISTIC) return i;
     if (any < 0) any = i;
   }
@@ -120,15 +134,15 @@ int64_t symmetric_pad(int64_t in, int64_t lo, int64_t hi, int64_t k, int64_t s, 
 
 // The descriptors: 4-d ones for a 2-D convolution (as before 3-D came),
 // N-d ones (5 dimensions, packed NCDHW strides) for a 3-D one.
-void set_descriptors(const char *k, const Geom &g, Plan &p, const int64_t *pad) {
+void set_descriptors(const char *k, const Geom &g, Plan &p, const int64_t *pad, cudnnDataType_t io) {
   if (g.nd == 2) {
-    DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, to_int(k, g.n, "N"),
+    DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, io, to_int(k, g.n, "N"),
                                                 to_int(k, g.c, "C"), to_int(k, p.xp[0], "H"),
                                                 to_int(k, p.xp[1], "W")));
-    DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, int(g.n),
+    DXRT_CUDNN_CHECK(cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, io, int(g.n),
                                                 to_int(k, g.f, "F"), to_int(k, g.out[0], "HO"),
                                                 to_int(k, g.out[1], "WO")));
-    DXRT_CUDNN_CHECK(cudnnSetFilter4dDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, int(g.f),
+    DXRT_CUDNN_CHECK(cudnnSetFilter4dDescriptor(p.w, io, CUDNN_TENSOR_NCHW, int(g.f),
                                                 to_int(k, g.cg, "C/groups"), to_int(k, g.k[0], "KH"),
                                                 to_int(k, g.k[1], "KW")));
     // Cross-correlation: what deep learning calls convolution (no kernel flip).
@@ -162,14 +176,48 @@ void set_descriptors(const char *k, const Geom &g, Plan &p, const int64_t *pad) 
   int xs[5], ys[5];
   packed(xd, xs);
   packed(yd, ys);
-  DXRT_CUDNN_CHECK(cudnnSetTensorNdDescriptor(p.x, CUDNN_DATA_FLOAT, dims, xd, xs));
-  DXRT_CUDNN_CHECK(cudnnSetTensorNdDescriptor(p.y, CUDNN_DATA_FLOAT, dims, yd, ys));
-  DXRT_CUDNN_CHECK(cudnnSetFilterNdDescriptor(p.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, dims, wd));
+  DXRT_CUDNN_CHECK(cudnnSetTensorNdDescriptor(p.x, io, dims, xd, xs));
+  DXRT_CUDNN_CHECK(cudnnSetTensorNdDescriptor(p.y, io, dims, yd, ys));
+  DXRT_CUDNN_CHECK(cudnnSetFilterNdDescriptor(p.w, io, CUDNN_TENSOR_NCHW, dims, wd));
   DXRT_CUDNN_CHECK(cudnnSetConvolutionNdDescriptor(p.conv, g.nd, pads, strides, dils, CUDNN_CROSS_CORRELATION,
                                                    CUDNN_DATA_FLOAT));
 }
 
-Plan make_plan(const char *k, Dir dir, const Geom &g) {
+// cudnnFind* for the plan's descriptors: sets p.algo and returns true, or
+// false where no algorithm is acceptable. For bf16 tensors a Find that
+// fails outright (a configuration cuDNN does not support) is "none" too.
+bool find_algorithm(cudnnHandle_t h, Dir dir, Plan &p, bool bf16, int *found) {
+  auto status = [bf16](cudnnStatus_t st) {
+    if (!bf16) DXRT_CUDNN_CHECK(st);
+    return st == CUDNN_STATUS_SUCCESS;
+  };
+  int at = -1;
+  if (dir == kForward) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    if (!status(cudnnFindConvolutionForwardAlgorithm(h, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, found,
+                                                     perf)))
+      return false;
+    at = choose(perf, *found, bf16);
+    if (at >= 0) p.algo = perf[at].algo;
+  } else if (dir == kGradInput) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    if (!status(cudnnFindConvolutionBackwardDataAlgorithm(h, p.w, p.y, p.conv, p.x,
+                                                          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, found, perf)))
+      return false;
+    at = choose(perf, *found, bf16);
+    if (at >= 0) p.algo = perf[at].algo;
+  } else {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    if (!status(cudnnFindConvolutionBackwardFilterAlgorithm(h, p.x, p.y, p.conv, p.w,
+                                                            CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, found, perf)))
+      return false;
+    at = choose(perf, *found, bf16);
+    if (at >= 0) p.algo = perf[at].algo;
+  }
+  return at >= 0;
+}
+
+Plan make_plan(const char *k, Dir dir, const Geom &g, bool bf16) {
   Context &ctx = context();
   Plan p;
   int64_t pad[3] = {};
@@ -187,31 +235,25 @@ Plan make_plan(const char *k, Dir dir, const Geom &g) {
   DXRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.y));
   DXRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&p.w));
   DXRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
-  set_descriptors(k, g, p, pad);
+  // The convolution descriptor's type is the arithmetic's: fp32 for both
+  // precisions (bf16 tensors with it are cuDNN's PSEUDO_BFLOAT16 configuration).
+  set_descriptors(k, g, p, pad, bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT);
+  p.bf16 = bf16;
   DXRT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(p.conv, to_int(k, g.groups, "groups")));
-  DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(
+      p.conv, bf16 ? CUDNN_TENSOR_OP_MATH : allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
 
-  int found = 0, at = -1;
-  if (dir == kForward) {
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    DXRT_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(ctx.cudnn, p.x, p.w, p.conv, p.y,
-                                                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf));
-    at = choose(perf, found);
-    if (at >= 0) p.algo = perf[at].algo;
-  } else if (dir == kGradInput) {
-    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    DXRT_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(ctx.cudnn, p.w, p.y, p.conv, p.x,
-                                                               CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
-    at = choose(perf, found);
-    if (at >= 0) p.algo = perf[at].algo;
-  } else {
-    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    DXRT_CUDNN_CHECK(cudnnFindConvolutionBackwardFilterAlgorithm(
-        ctx.cudnn, p.x, p.y, p.conv, p.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &found, perf));
-    at = choose(perf, found);
-    if (at >= 0) p.algo = perf[at].algo;
+  int found = 0;
+  bool ok = find_algorithm(ctx.cudnn, dir, p, bf16, &found);
+  if (!ok && bf16) { // no bf16 kernel for this shape: fp32 on rounded operands
+    set_descriptors(k, g, p, pad, CUDNN_DATA_FLOAT); // resets the convolution descriptor: groups again
+    DXRT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(p.conv, to_int(k, g.groups, "groups")));
+    DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    p.bf16 = false;
+    p.rounds = true;
+    ok = find_algorithm(ctx.cudnn, dir, p, false, &found);
   }
-  DXRT_CHECK(at >= 0,
+  DXRT_CHECK(ok,
              str("cuDNN has no algorithm for this ", g.nd, "-D convolution within ", workspace_limit() >> 20,
                  " MiB of workspace (", found, " tried)"),
              "raise DXRT_CUDA_CONV_WORKSPACE_MB, or allow TF32 with DXRT_CUDA_TF32=1");
@@ -230,15 +272,16 @@ Plan make_plan(const char *k, Dir dir, const Geom &g) {
   return p;
 }
 
-const Plan &plan(const char *k, Dir dir, const Geom &g) {
+const Plan &plan(const char *k, Dir dir, const Geom &g, bool bf16) {
   Key key = {dir, g.nd, g.n, g.c, g.f, g.groups};
+  key[27] = bf16;
   for (int i = 0; i < 3; ++i) {
     const int64_t v[] = {g.in[i], g.k[i], g.out[i], g.s[i], g.lo[i], g.hi[i], g.dil[i]};
     for (int j = 0; j < 7; ++j) key[size_t(6 + 7 * i + j)] = v[j];
   }
   std::lock_guard lock(g_mutex);
   auto it = g_plans.find(key);
-  if (it == g_plans.end()) it = g_plans.emplace(key, make_plan(k, dir, g)).first;
+  if (it == g_plans.end()) it = g_plans.emplace(key, make_plan(k, dir, g, bf16)).first;
   return it->second;
 }
 
@@ -267,26 +310,56 @@ void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y) {
     if (n) DXRT_CUDA_CHECK(cudaMemsetAsync(out, 0, size_t(n) * sizeof(float), s));
     return;
   }
-  const Plan &p = plan(k, dir, g);
-  size_t pad_bytes = p.padded ? (size_t(g.n * g.c * g.volume(p.xp)) * sizeof(float) + 255) & ~size_t(255) : 0;
-  char *base = static_cast<char *>(scratch(pad_bytes + p.workspace + 1));
+  const Plan &p = plan(k, dir, g, matmul_precision() == Precision::kBf16);
+  // The scratch: the padded copy (fp32), the copies of x (padded), w and y
+  // that bf16 precision reads (bf16, or fp32 rounded to bf16), then cuDNN's
+  // workspace; each 256-byte aligned.
+  auto at256 = [](size_t bytes) { return (bytes + 255) & ~size_t(255); };
+  const int64_t xpn = g.n * g.c * g.volume(p.xp);
+  const bool copies = p.bf16 || p.rounds;
+  const size_t esz = p.bf16 ? 2 : 4;
+  const size_t pad_bytes = p.padded ? at256(size_t(xpn) * sizeof(float)) : 0;
+  const size_t xc_bytes = copies ? at256(size_t(xpn) * esz) : 0, wc_bytes = copies ? at256(size_t(wn) * esz) : 0,
+               yc_bytes = copies ? at256(size_t(yn) * esz) : 0;
+  char *base = static_cast<char *>(scratch(pad_bytes + xc_bytes + wc_bytes + yc_bytes + p.workspace + 1));
   float *xp = p.padded ? reinterpret_cast<float *>(base) : x;
-  void *ws = p.workspace ? base + pad_bytes : nullptr;
+  char *xcopy = base + pad_bytes, *wcopy = xcopy + xc_bytes, *ycopy = wcopy + wc_bytes;
+  void *ws = p.workspace ? ycopy + yc_bytes : nullptr;
   const float one = 1.0f, zero = 0.0f;
   if (p.padded && dir != kGradInput) DXRT_CUDA_CHECK(pad_copy(g, p, x, xp, +1, s));
+  // What cuDNN reads and writes: the fp32 tensors, or the copies. A bf16
+  // plan writes its result into a bf16 copy too; a rounding plan writes fp32.
+  void *xc = xp, *wc = w, *yc = y;
+  auto copy_in = [&](const float *src, char *dst, int64_t n) {
+    DXRT_CUDA_CHECK(p.bf16 ? cuda::to_bf16(src, reinterpret_cast<uint16_t *>(dst), n, s)
+                           : cuda::round_to_bf16(src, reinterpret_cast<float *>(dst), n, s));
+  };
+  if (copies) {
+    if (dir != kGradInput) copy_in(xp, xcopy, xpn);
+    if (dir != kGradWeight) copy_in(w, wcopy, wn);
+    if (dir != kForward) copy_in(y, ycopy, yn);
+    if (dir != kGradInput || p.bf16) xc = xcopy;
+    if (dir != kGradWeight || p.bf16) wc = wcopy;
+    if (dir != kForward || p.bf16) yc = ycopy;
+  }
+  const uint16_t *x16 = reinterpret_cast<uint16_t *>(xcopy), *w16 = reinterpret_cast<uint16_t *>(wcopy),
+                 *y16 = reinterpret_cast<uint16_t *>(ycopy);
   if (dir == kForward) {
-    DXRT_CUDNN_CHECK(cudnnConvolutionForward(ctx.cudnn, &one, p.x, xp, p.w, w, p.conv,
-                                             cudnnConvolutionFwdAlgo_t(p.algo), ws, p.workspace, &zero, p.y, y));
+    DXRT_CUDNN_CHECK(cudnnConvolutionForward(ctx.cudnn, &one, p.x, xc, p.w, wc, p.conv,
+                                             cudnnConvolutionFwdAlgo_t(p.algo), ws, p.workspace, &zero, p.y, yc));
+    if (p.bf16) DXRT_CUDA_CHECK(cuda::from_bf16(y16, y, yn, s));
   } else if (dir == kGradInput) {
-    DXRT_CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.cudnn, &one, p.w, w, p.y, y, p.conv,
+    DXRT_CUDNN_CHECK(cudnnConvolutionBackwardData(ctx.cudnn, &one, p.w, wc, p.y, yc, p.conv,
                                                   cudnnConvolutionBwdDataAlgo_t(p.algo), ws, p.workspace, &zero, p.x,
-                                                  xp));
+                                                  xc));
+    if (p.bf16) DXRT_CUDA_CHECK(cuda::from_bf16(x16, xp, xpn, s));
     // The gradient of the padding is dropped: crop the padded dx.
     if (p.padded) DXRT_CUDA_CHECK(pad_copy(g, p, xp, x, -1, s));
   } else {
-    DXRT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.cudnn, &one, p.x, xp, p.y, y, p.conv,
+    DXRT_CUDNN_CHECK(cudnnConvolutionBackwardFilter(ctx.cudnn, &one, p.x, xc, p.y, yc, p.conv,
                                                     cudnnConvolutionBwdFilterAlgo_t(p.algo), ws, p.workspace, &zero,
-                                                    p.w, w));
+                                                    p.w, wc));
+    if (p.bf16) DXRT_CUDA_CHECK(cuda::from_bf16(w16, w, wn, s));
   }
 }
 

@@ -36,6 +36,7 @@
 #include "cuda/NcclComm.h"
 #include "cuda/Staging.h"
 #include "dxrt/abi.h"
+#include "kernels/Precision.h"
 #include "model/Backend.h"
 #include "model/Model.h"
 #include "train/ModelSync.h"
@@ -63,6 +64,13 @@ public:
         in_floats_(max_batch_ ? int64_t(a.x.size()) / max_batch_ : 0),
         label_elems_(max_batch_ ? int64_t(a.labels.size()) / max_batch_ : 0),
         target_floats_(max_batch_ ? int64_t(a.targets.size()) / max_batch_ : 0) {
+    // bf16 products run on the bf16 tensor cores of sm_80 (Ampere) and newer
+    // (cuBLAS's bf16 GEMM, cuDNN's PSEUDO_BFLOAT16): an older GPU is refused
+    // before anything is allocated, never run in fp32 instead.
+    DXRT_CHECK(matmul_precision() != Precision::kBf16 || device_.major >= 8,
+               str("the model was compiled with precision bf16, but ", device_.name, " is sm_", device_.major,
+                   device_.minor, ", without bf16 tensor cores"),
+               "recompile with `dxc compile --target=cuda --precision fp32`, or run on an sm_80 GPU or newer (A100, H100, ...)");
     // The batch slot: the samples, then (256-byte aligned) their labels and
     // their targets.
     labels_at_ = aligned(a.x.size() * sizeof(float));

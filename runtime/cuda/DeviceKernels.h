@@ -2,7 +2,8 @@
 // pooling and the zero-padding copies that give cuDNN's symmetric padding
 // the CPU kernels' asymmetric one (DeviceKernels.cu), bilinear and
 // trilinear upsampling (UpsampleKernels.cu), Philox random fills
-// (RandomKernels.cu). Plain launchers: they queue the kernel on `stream` and
+// (RandomKernels.cu), the conversions around bf16 matrix products
+// (Bf16Kernels.cu). Plain launchers: they queue the kernel on `stream` and
 // return cudaGetLastError() as an int (0 = success), so that this header
 // needs no CUDA header and the callers check it with DXRT_CUDA_CHECK.
 #pragma once
@@ -81,6 +82,15 @@ struct Upsample3dShape {
 };
 int upsample_trilinear_forward(const Upsample3dShape &s, const float *x, float *y, CUstream_st *stream);
 int upsample_trilinear_grad(const Upsample3dShape &s, const float *dy, float *dx, CUstream_st *stream);
+
+// bf16 precision (kernels/Precision.h): dst[i] = src[i] rounded to bf16 as
+// kernels/Bf16Round.h rounds (the CPU's rounding, bit for bit), and back
+// (exact). cuBLAS and cuDNN read and write the bf16 copies.
+int to_bf16(const float *src, uint16_t *dst, int64_t n, CUstream_st *stream);
+int from_bf16(const uint16_t *src, float *dst, int64_t n, CUstream_st *stream);
+// dst[i] = src[i] rounded to bf16, as a float: the operands of an fp32
+// convolution that computes what a bf16 one would (Conv.cpp's fallback).
+int round_to_bf16(const float *src, float *dst, int64_t n, CUstream_st *stream);
 
 // Elements [0, n) of the stream `key` into out: uniforms in [0, 1), or
 // standard normals, as runtime/kernels/Random.cpp's fill_uniform and

@@ -2,10 +2,17 @@
 // [r, c] matrix is a column-major [c, r] one (its transpose) with the same
 // leading dimension c, so each row-major product below is computed as its
 // transpose: y = x w^T  <=>  y^T = w x^T, and so on.
+//
+// In bf16 precision (kernels/Precision.h) A and B are rounded to bf16 copies
+// in the scratch (the CPU's rounding, Bf16Kernels.cu) and cublasGemmEx
+// multiplies them on the tensor cores with fp32 accumulation into the fp32
+// C: the CPU's semantics (GemmBf16.cpp), up to the order of summation.
 #include "cuda/Check.h"
 #include "cuda/Context.h"
+#include "cuda/DeviceKernels.h"
 #include "cuda/Kernel.h"
 #include "kernels/Descriptor.h"
+#include "kernels/Precision.h"
 #include "kernels/Shapes.h"
 
 #include <cublas_v2.h>
@@ -17,6 +24,29 @@ using namespace dxrt;
 using namespace dxrt::cuda;
 
 namespace {
+
+// The floats a column-major operand of `rows` x `cols` with leading dimension
+// ld spans: its bf16 copy keeps the same ld.
+int64_t span(int64_t rows, int64_t cols, int64_t ld) { return cols == 0 ? 0 : ld * (cols - 1) + rows; }
+
+size_t aligned256(size_t bytes) { return (bytes + 255) & ~size_t(255); }
+
+// gemm() in bf16 precision: op(A) is m x kk, op(B) kk x n (column-major).
+void gemm_bf16(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t kk, const float *a,
+               int64_t lda, const float *b, int64_t ldb, float *c, int64_t ldc) {
+  Context &ctx = context();
+  const int64_t na = ta == CUBLAS_OP_N ? span(m, kk, lda) : span(kk, m, lda);
+  const int64_t nb = tb == CUBLAS_OP_N ? span(kk, n, ldb) : span(n, kk, ldb);
+  const size_t a_bytes = aligned256(size_t(na) * sizeof(uint16_t));
+  char *base = static_cast<char *>(scratch(a_bytes + size_t(nb) * sizeof(uint16_t)));
+  uint16_t *a16 = reinterpret_cast<uint16_t *>(base), *b16 = reinterpret_cast<uint16_t *>(base + a_bytes);
+  DXRT_CUDA_CHECK(cuda::to_bf16(a, a16, na, ctx.stream));
+  DXRT_CUDA_CHECK(cuda::to_bf16(b, b16, nb, ctx.stream));
+  const float one = 1.0f, zero = 0.0f;
+  DXRT_CUBLAS_CHECK(cublasGemmEx(ctx.cublas, ta, tb, int(m), int(n), int(kk), &one, a16, CUDA_R_16BF, int(lda), b16,
+                                 CUDA_R_16BF, int(ldb), &zero, c, CUDA_R_32F, int(ldc), CUBLAS_COMPUTE_32F,
+                                 CUBLAS_GEMM_DEFAULT));
+}
 
 // C (row-major [m, n]) = op(A) op(B), called with column-major arguments.
 // cuBLAS's int dimensions bound each matrix; an empty inner dimension still
@@ -31,6 +61,7 @@ void gemm(const char *k, cublasOperation_t ta, cublasOperation_t tb, int64_t m, 
     DXRT_CUDA_CHECK(cudaMemsetAsync(c, 0, size_t(m * n) * sizeof(float), ctx.stream));
     return;
   }
+  if (matmul_precision() == Precision::kBf16) return gemm_bf16(ta, tb, m, n, kk, a, lda, b, ldb, c, ldc);
   const float one = 1.0f, zero = 0.0f;
   DXRT_CUBLAS_CHECK(cublasSgemm(ctx.cublas, ta, tb, int(m), int(n), int(kk), &one, a, int(lda), b, int(ldb), &zero, c,
                                 int(ldc)));

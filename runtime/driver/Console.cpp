@@ -64,7 +64,11 @@ void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
                                                 : std::string(cfg.world == 1 ? "" : " (one GPU each)");
   line(str("DeepEx: training '", m.model, "'", m.source.empty() ? "" : str(" from ", m.source), " on ", m.target, ", ",
            cfg.world, cfg.world == 1 ? " rank" : " ranks", threads));
-  if (m.precision() == "bf16")
+  if (m.precision() == "bf16" && m.target == "cuda")
+    line("  precision  bf16: convolutions and dense layers on bf16 inputs, accumulated in fp32 (cuBLAS and cuDNN on "
+         "the tensor cores; cuDNN rounds a convolution's result to bf16); weights, gradients, optimizer state and "
+         "everything else fp32");
+  else if (m.precision() == "bf16")
     line(str("  precision  bf16: convolutions and dense layers on bf16 inputs, accumulated in fp32 (oneDNN on ",
              onednn_isa(), "); weights, gradients, optimizer state and everything else fp32"));
 }

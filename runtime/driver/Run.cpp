@@ -126,7 +126,7 @@ int run(int argc, char **argv) {
     const int blas_threads = blas_init();
     conv_backend(), conv_algorithm(); // a bad DXRT_CONV or DXRT_CONV_ALGORITHM ends the run here
     // bf16 on a CPU without bf16 instructions ends here, before any data is read.
-    set_matmul_precision("the model", meta.precision().c_str());
+    set_matmul_precision("the model", meta.precision().c_str(), meta.target.c_str());
     install_signal_handlers(str(argc > 0 ? argv[0] : "dxrt", world.size() > 1 ? str(": ", world.name()) : ""));
     if (world.size() > 1) start_comm_watchdog(cfg.comm_timeout_s, str(argc > 0 ? argv[0] : "dxrt", ": ", world.name()));
 

@@ -102,7 +102,7 @@ int dx_model_open(const char *weights_dir, int64_t max_batch, dx_model **out) {
   int rc = guarded(m.get(), DX_ERROR_WEIGHTS, [&] {
     m->meta = dxrt::parse_metadata(dxrt::model_metadata());
     try {
-      dxrt::set_matmul_precision("dx_model_open", m->meta.precision().c_str());
+      dxrt::set_matmul_precision("dx_model_open", m->meta.precision().c_str(), m->meta.target.c_str());
       dxrt::conv_backend(), dxrt::conv_algorithm(); // a bad DXRT_CONV or DXRT_CONV_ALGORITHM is an error here
     } catch (const dxrt::Error &e) {
       return fail(m.get(), DX_ERROR_INTERNAL, message(e));

@@ -1,6 +1,7 @@
 #include "kernels/Precision.h"
 
 #include "common/Check.h"
+#include "kernels/Bf16Round.h"
 #include "kernels/Onednn.h"
 
 #include <atomic>
@@ -61,17 +62,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) void round_avx51
   }
 }
 
-// VCVTNEPS2BF16's rounding in scalar code (without AVX512_BF16 a bf16 run is
-// refused; this serves tests and the conversion of odd sizes elsewhere).
-uint16_t round_bf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u); // NaN stays a (quiet) NaN
-  if ((u & 0x7f800000u) == 0) return uint16_t((u >> 16) & 0x8000u);        // denormals flush to zero, as VCVTNEPS2BF16
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return uint16_t(u >> 16);
-}
-
 } // namespace
 
 bool cpu_has_bf16() {
@@ -83,14 +73,14 @@ bool cpu_has_bf16() {
   return has;
 }
 
-void set_matmul_precision(const char *who, const char *name) {
+void set_matmul_precision(const char *who, const char *name, const char *target) {
   if (std::strcmp(name, "fp32") == 0) {
     g_precision = int(Precision::kFp32);
     return;
   }
   DXRT_CHECK(std::strcmp(name, "bf16") == 0, str(who, ": unknown precision '", name, "'"),
              "the model's metadata says fp32 or bf16: recompile it with this release's dxc");
-  DXRT_CHECK(cpu_has_bf16(),
+  DXRT_CHECK(std::strcmp(target, "cpu") != 0 || cpu_has_bf16(),
              str(who, ": the model was compiled with precision bf16, but this CPU has no bf16 instructions "
                       "(AVX512_BF16 or AMX-BF16)"),
              "recompile with `dxc compile --precision fp32`, or run on a CPU with AVX512_BF16 (Cooper Lake, "
@@ -123,7 +113,7 @@ void to_bf16(const float *src, uint16_t *dst, int64_t n) {
     to_bf16_avx512(src, dst, n);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) dst[i] = round_bf16(src[i]);
+  for (int64_t i = 0; i < n; ++i) dst[i] = round_bf16_bits(src[i]);
 }
 
 void round_to_bf16(const float *src, float *dst, int64_t n) {
@@ -131,14 +121,9 @@ void round_to_bf16(const float *src, float *dst, int64_t n) {
     round_avx512(src, dst, n);
     return;
   }
-  for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(round_bf16(src[i]));
+  for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_float(round_bf16_bits(src[i]));
 }
 
-float bf16_to_float(uint16_t b) {
-  const uint32_t u = uint32_t(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
+float bf16_to_float(uint16_t b) { return bf16_bits_to_float(b); }
 
 } // namespace dxrt

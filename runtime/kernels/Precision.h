@@ -4,7 +4,8 @@
 // Set once per process from the model's metadata (train block's
 // `precision:`), before the first kernel runs; everything outside the
 // matrix products (generated loops, pooling, reductions, the update) is
-// fp32 either way.
+// fp32 either way. The CUDA target's kernels (runtime/cuda/Gemm.cpp,
+// Conv.cpp) read the same setting.
 #pragma once
 
 #include <cstdint>
@@ -13,9 +14,11 @@ namespace dxrt {
 
 enum class Precision { kFp32, kBf16 };
 
-// "fp32" or "bf16"; exits with a message on another name, or on bf16 where
-// the CPU has no bf16 instructions (cpu_has_bf16), before anything runs.
-void set_matmul_precision(const char *who, const char *name);
+// "fp32" or "bf16"; throws dxrt::Error on another name, or on bf16 for the
+// "cpu" target where the CPU has no bf16 instructions (cpu_has_bf16), before
+// anything runs. For the "cuda" target the GPU is checked when it is
+// selected (runtime/cuda/Device.h), not the host CPU.
+void set_matmul_precision(const char *who, const char *name, const char *target = "cpu");
 Precision matmul_precision();
 const char *precision_name(Precision p);
 

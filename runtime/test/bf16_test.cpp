@@ -3,6 +3,7 @@
 // bf16-rounded inputs (to fp32 accumulation's error), while differing from
 // the reference on the unrounded inputs (so the rounding did happen).
 #include "dxrt/kernels.h"
+#include "kernels/Bf16Round.h"
 #include "kernels/Blas.h"
 #include "kernels/Conv2d.h"
 #include "kernels/Precision.h"
@@ -97,6 +98,29 @@ TEST(Bf16Rounding, EveryLengthAndTailAgreeWithOneAtATime) {
     }
     EXPECT_EQ(as_float[size_t(n)], 7.0f) << "wrote past the end at n " << n;
   }
+}
+
+// Bf16Round.h's function is what the CUDA conversion kernel and the scalar
+// fallback run; the vector path is VCVTNEPS2BF16. Every 4099th bit pattern
+// of the 2^32 (all exponents, signs, NaN payloads, denormals) and the edges
+// must give the same bits both ways, so that a bf16 operand is the same on
+// the CPU and on the GPU.
+TEST(Bf16Rounding, SharedFunctionEqualsTheInstructionBitForBit) {
+  if (!dxrt::cpu_has_bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16 / AMX-BF16";
+  std::vector<float> v;
+  for (uint64_t u = 0; u <= 0xffffffffull; u += 4099) v.push_back(dxrt::bits_float(uint32_t(u)));
+  for (uint32_t u : {0x00000000u, 0x80000000u, 0x007fffffu, 0x00800000u, 0x7f7fffffu, 0x7f800000u, 0xff800000u,
+                     0x7f800001u, 0x7fc00000u, 0xffffffffu, 0x3f808000u, 0x3f818000u, 0x3f807fffu})
+    v.push_back(dxrt::bits_float(u));
+  std::vector<uint16_t> out(v.size());
+  dxrt::to_bf16(v.data(), out.data(), int64_t(v.size()));
+  int64_t differ = 0;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (out[i] != dxrt::round_bf16_bits(v[i]) && differ++ < 5)
+      ADD_FAILURE() << std::hex << "0x" << dxrt::float_bits(v[i]) << ": instruction 0x" << out[i] << ", function 0x"
+                    << dxrt::round_bf16_bits(v[i]);
+  EXPECT_EQ(differ, 0) << "of " << v.size();
+  EXPECT_EQ(dxrt::bf16_bits_to_float(0x3f80), 1.0f);
 }
 
 TEST(Bf16Precision, RefusesUnknownNames) {

@@ -11,6 +11,12 @@
 #                                 trajectory run (run here: the GPU machine
 #                                 then needs no oneDNN), and its flags in
 #                                 trajectory_flags
+#   mlp_bf16_gpu.xz,              the same two Fashion-MNIST nets compiled
+#   cnn_bf16_gpu.xz               with --precision bf16 (run.sh step 7)
+#   ref_{mlp,cnn}_bf16_cpu.jsonl  their CPU bf16 twins' logs of the same
+#                                 trajectory; on a CPU without bf16
+#                                 instructions, ref_{mlp,cnn}_bf16_cpu.skipped
+#                                 (the executable's message) instead
 #   update_bandwidth.xz           the generated Adam update against a device
 #                                 copy (bandwidth/update_bandwidth.cpp)
 #   infer_host.xz, infer_device.xz  test/infer/predict.c linked with the
@@ -50,6 +56,32 @@ for m in mlp cnn regression segmentation; do
   # shellcheck disable=SC2086
   "$tmp/${m}_cpu" $flags --log "$out/ref_${m}_cpu.jsonl" >"$tmp/${m}_cpu.out"
   tail -n 1 "$tmp/${m}_cpu.out"
+done
+# bf16 (run.sh step 7): the two Fashion-MNIST nets with --precision bf16,
+# built and packed as the fp32 ones above, and their CPU bf16 twins' logs of
+# the same trajectory. The CPU twin needs AVX512_BF16 or AMX-BF16: without
+# them it exits 1 before training, and we record why instead of failing the
+# whole pack (run.sh then reports the CPU comparison as skipped; the GPU
+# executables are still packed and timed).
+for m in mlp cnn; do
+  src=examples/fashion-mnist/$m.dx
+  build/compiler/dxc compile "$src" --target=cuda --gpu-arch=sm_90 --precision bf16 -o "$tmp/${m}_bf16_gpu"
+  strip -o "$out/${m}_bf16_gpu" "$tmp/${m}_bf16_gpu"
+  xz -T1 -6 -f "$out/${m}_bf16_gpu"
+  build/compiler/dxc compile "$src" --precision bf16 -o "$tmp/${m}_bf16_cpu"
+  # shellcheck disable=SC2086
+  if "$tmp/${m}_bf16_cpu" $flags --log "$out/ref_${m}_bf16_cpu.jsonl" >"$tmp/${m}_bf16_cpu.out" 2>&1; then
+    tail -n 1 "$tmp/${m}_bf16_cpu.out"
+  elif grep -q "this CPU has no bf16 instructions" "$tmp/${m}_bf16_cpu.out"; then
+    rm -f "$out/ref_${m}_bf16_cpu.jsonl"
+    cp "$tmp/${m}_bf16_cpu.out" "$out/ref_${m}_bf16_cpu.skipped"
+    echo "pack.sh: this CPU has no bf16 instructions (AVX512_BF16 or AMX-BF16): no CPU bf16 reference for $m;" \
+      "run.sh step 7 will skip its CPU comparison (pack on a CPU with them to have it)"
+  else
+    cat "$tmp/${m}_bf16_cpu.out" >&2
+    echo "pack.sh: ${m}_bf16_cpu failed (above)" >&2
+    exit 1
+  fi
 done
 # The MLP with reductions split only from 1024 elements per output (the
 # default is 64, compiler/lowering/SplitReductions.cpp): run.sh times both.
