@@ -369,7 +369,8 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   if (mlir::failed(runPasses(module, std::string("dx-build-abi, dx-to-linalg{nchw16c=") + (nchw16c ? "1" : "0") +
                                          "}, inline, symbol-dce, canonicalize, cse, " + layouts +
                                          "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
-                                         "canonicalize, cse")))
+                                         "canonicalize, cse" +
+                                         (nchw16c ? ", dx-drop-unit-block-dims, canonicalize, cse" : ""))))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);

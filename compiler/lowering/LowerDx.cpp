@@ -263,6 +263,22 @@ std::string poolKernel(Value operand, llvm::StringRef what) {
   return (ttype(operand).getRank() == 5 ? "dxrt_pool3d_" : "dxrt_pool_") + what.str();
 }
 
+// Calls the pooling kernel `what` (poolKernel) on `inputs` for `result`. A
+// 2-D pooling that planNchw16c keeps in nChw16c (dx.nchw16c: all of its
+// activations are) calls the kernel's _nchw16c twin on packed activations
+// and unpacks its result, as callConv does; dx-propagate-layouts then
+// cancels the packs against the convolutions' unpacks around it.
+Value callPool(OpBuilder &b, Operation *op, llvm::StringRef what, mlir::ValueRange inputs,
+               mlir::RankedTensorType result, llvm::ArrayRef<Value> scalars) {
+  Location loc = op->getLoc();
+  const std::string kernel = poolKernel(inputs[0], what);
+  if (!op->hasAttr("dx.nchw16c")) return callKernel(b, loc, kernel, inputs, result, scalars, {inputs[0]});
+  llvm::SmallVector<Value> args;
+  for (Value v : inputs) args.push_back(toKernelLayout(b, loc, v, true));
+  Value out = callKernel(b, loc, kernel + "_nchw16c", args, kernelLayoutType(result, true), scalars, {args[0]});
+  return fromKernelLayout(b, loc, out, result, true);
+}
+
 // The rng key (seed, step, rank) argument of the enclosing training function.
 mlir::FailureOr<llvm::SmallVector<Value>> rngKey(OpBuilder &b, Operation *op) {
   auto fn = op->getParentOfType<mlir::func::FuncOp>();
@@ -775,14 +791,12 @@ const llvm::StringMap<Lowering> &lowerings() {
         return mlir::success();
       };
     r["dx.conv2d_grad_input"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
-      Location loc = op->getLoc();
       Value dy = op->getOperand(0);
       out.push_back(callConv(b, op, "grad_input", {dy, op->getOperand(1)}, {rtype(op)},
                              {layoutOf(op, "in0"), kWeight, layoutOf(op, "out")}, {dy})[0]);
       return mlir::success();
     };
     r["dx.conv2d_grad_weight"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
-      Location loc = op->getLoc();
       Value dy = op->getOperand(0);
       out.push_back(callConv(b, op, "grad_weight", {dy, op->getOperand(1)}, {rtype(op)},
                              {layoutOf(op, "in0"), layoutOf(op, "in1"), kWeight}, {})[0]);
@@ -792,17 +806,15 @@ const llvm::StringMap<Lowering> &lowerings() {
       int64_t kind = llvm::StringRef(name).starts_with("dx.max") ? 0 : 1;
       r[name] = [kind](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
         Location loc = op->getLoc();
-        Value x = op->getOperand(0);
-        out.push_back(callKernel(b, loc, poolKernel(x, "forward"), {x}, rtype(op), poolScalars(b, loc, op, kind), {x}));
+        out.push_back(callPool(b, op, "forward", {op->getOperand(0)}, rtype(op), poolScalars(b, loc, op, kind)));
         return mlir::success();
       };
     }
     r["dx.pool_grad"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       int64_t kind = strAttr(op, "kind") == "max" ? 0 : 1;
-      Value dy = op->getOperand(0);
-      out.push_back(callKernel(b, loc, poolKernel(dy, "grad"), {dy, op->getOperand(1)}, rtype(op),
-                               poolScalars(b, loc, op, kind), {dy}));
+      out.push_back(callPool(b, op, "grad", {op->getOperand(0), op->getOperand(1)}, rtype(op),
+                             poolScalars(b, loc, op, kind)));
       return mlir::success();
     };
     r["dx.global_avgpool"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
@@ -1259,14 +1271,17 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
 
   // Which 2-D convolution activations to keep in nChw16c: tensors joined by
   // same-shape elementwise ops (a bias-free relu, a relu gradient, an add of
-  // two branches) form a group, and a group is kept in nChw16c when it
-  // connects at least two convolution activations (it then saves libdxrt's
-  // reorders between them) and nothing else reads or makes any of its
-  // tensors (a pooling, a batch norm, a reshape, a dropout, the function's
-  // arguments and results would need NCHW: a conversion, or both layouts at
-  // once). Only a channel count that is a multiple of 16 can be blocked.
-  // Bias gradients (a sum per channel) read either layout. The decision goes on the
-  // convolutions as dx.nchw16c_in0 / _in1 / _out (layoutOf).
+  // two branches) or by a 2-D pooling (its input and output, its gradient's
+  // dy, x and dx: the _nchw16c pooling kernels take all of them in one
+  // layout) form a group, and a group is kept in nChw16c when it connects
+  // at least two convolution activations (it then saves libdxrt's reorders
+  // between them) and nothing else reads or makes any of its tensors (a
+  // batch norm, a reshape, a dropout, the function's arguments and results
+  // would need NCHW: a conversion, or both layouts at once). Only a channel
+  // count that is a multiple of 16 can be blocked. Bias gradients (a sum
+  // per channel) read either layout. The decision goes on the convolutions
+  // as dx.nchw16c_in0 / _in1 / _out (layoutOf), and on the poolings as
+  // dx.nchw16c (callPool).
   void planNchw16c() {
     (void)lowerings(); // fills elementwiseOps()
     llvm::DenseMap<Value, Value> parent;
@@ -1312,8 +1327,14 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       auto out = mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
       return out && out.hasStaticShape() && !in.isDynamicDim(1) && out.getNumElements() == in.getDimSize(1);
     };
+    // A 2-D pooling or its gradient: every operand and the result.
+    auto pooling = [&](Operation *op) {
+      llvm::StringRef name = op->getName().getStringRef();
+      return (name == "dx.maxpool" || name == "dx.avgpool" || name == "dx.pool_grad") && op->getNumResults() == 1 &&
+             act(op->getResult(0)) && llvm::all_of(op->getOperands(), [&](Value v) { return act(v); });
+    };
     getOperation().walk([&](Operation *op) {
-      if (transparent(op))
+      if (transparent(op) || pooling(op))
         for (Value o : op->getOperands()) unite(o, op->getResult(0));
     });
     llvm::DenseMap<Value, int> convs, others;
@@ -1323,7 +1344,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
         for (auto &[role, v] : r) ++convs[find(v)];
         return;
       }
-      if (transparent(op) || perChannelSum(op)) return;
+      if (transparent(op) || perChannelSum(op) || pooling(op)) return;
       for (Value v : op->getOperands())
         if (act(v)) ++others[find(v)];
       for (Value v : op->getResults())
@@ -1333,14 +1354,16 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       for (Value a : fn.getArguments())
         if (act(a)) ++others[find(a)];
     });
+    auto blocked = [&](Value v) {
+      auto t = ttype(v);
+      Value root = find(v);
+      return !t.isDynamicDim(1) && t.getDimSize(1) > 0 && t.getDimSize(1) % kChannelBlock == 0 &&
+             convs.lookup(root) >= 2 && others.lookup(root) == 0;
+    };
     getOperation().walk([&](Operation *op) {
-      for (auto &[role, v] : roles(op)) {
-        auto t = ttype(v);
-        Value root = find(v);
-        if (!t.isDynamicDim(1) && t.getDimSize(1) > 0 && t.getDimSize(1) % kChannelBlock == 0 && convs[root] >= 2 &&
-            others.lookup(root) == 0)
-          op->setAttr(("dx.nchw16c_" + role).str(), mlir::UnitAttr::get(op->getContext()));
-      }
+      for (auto &[role, v] : roles(op))
+        if (blocked(v)) op->setAttr(("dx.nchw16c_" + role).str(), mlir::UnitAttr::get(op->getContext()));
+      if (pooling(op) && blocked(op->getResult(0))) op->setAttr("dx.nchw16c", mlir::UnitAttr::get(op->getContext()));
     });
   }
 

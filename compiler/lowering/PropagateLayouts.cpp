@@ -185,9 +185,51 @@ struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::Oper
   }
 };
 
+// An NCHW activation passes through an nChw16c kernel as [N, C, H, W, 1];
+// elementwise fusion then folds its reshape into the generics next to the
+// call by expanding them to five loops, the innermost of extent 1, which
+// the vectorizer cannot use (scalar loops, 1.5-3x slower). This drops that
+// loop again: a 5-loop linalg.generic whose last loop has static extent 1
+// becomes a 4-loop one between reshapes, which fold into the call's
+// operands.
+struct DropUnitBlockDimsPass : mlir::PassWrapper<DropUnitBlockDimsPass, mlir::OperationPass<mlir::ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropUnitBlockDimsPass)
+  llvm::StringRef getArgument() const override { return "dx-drop-unit-block-dims"; }
+  llvm::StringRef getDescription() const override {
+    return "Drop the innermost unit loop that [N, C, H, W, 1] kernel activations leave on fused linalg.generics";
+  }
+  void getDependentDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<mlir::linalg::LinalgDialect, tensor::TensorDialect>();
+  }
+  void runOnOperation() override {
+    mlir::linalg::ControlDropUnitDims options;
+    options.controlFn = [](mlir::Operation *op) -> llvm::SmallVector<unsigned> {
+      auto generic = mlir::dyn_cast<mlir::linalg::GenericOp>(op);
+      if (!generic || generic.getNumLoops() != 5) return {};
+      llvm::SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+      return ranges.back() == 1 ? llvm::SmallVector<unsigned>{4} : llvm::SmallVector<unsigned>{};
+    };
+    // Each such generic once, not MLIR's whole unit-dims pattern set under a
+    // greedy driver: those patterns also rewrite slices and pads everywhere,
+    // and with the reshape folding they fought each other without end.
+    llvm::SmallVector<mlir::linalg::GenericOp> generics;
+    getOperation().walk([&](mlir::linalg::GenericOp g) {
+      if (!options.controlFn(g).empty()) generics.push_back(g);
+    });
+    mlir::IRRewriter rewriter(&getContext());
+    for (mlir::linalg::GenericOp g : generics) {
+      rewriter.setInsertionPoint(g);
+      (void)mlir::linalg::dropUnitDims(rewriter, g, options); // a generic it cannot reduce stays as it is
+    }
+  }
+};
+
 } // namespace
 
 std::unique_ptr<mlir::Pass> createPropagateLayoutsPass() { return std::make_unique<PropagateLayoutsPass>(); }
-void registerPropagateLayoutsPass() { mlir::PassRegistration<PropagateLayoutsPass>(); }
+void registerPropagateLayoutsPass() {
+  mlir::PassRegistration<PropagateLayoutsPass>();
+  mlir::PassRegistration<DropUnitBlockDimsPass>();
+}
 
 } // namespace dx

@@ -21,6 +21,9 @@ namespace dx {
 // dxrt_nchw16c_to_nchw (as many as the reorders libdxrt made before, at
 // most), and a per-channel vector a reshape.
 std::unique_ptr<mlir::Pass> createPropagateLayoutsPass();
+// Registers it and dx-drop-unit-block-dims (after elementwise fusion): a
+// fused generic that fusion expanded to a fifth, unit loop around an NCHW
+// kernel activation ([N, C, H, W, 1]) loses that loop again.
 void registerPropagateLayoutsPass();
 
 } // namespace dx

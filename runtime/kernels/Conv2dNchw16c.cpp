@@ -121,8 +121,9 @@ float *nchw(const ConvGeometry &g, int blocked, Side side, float *data, bool cop
   if (copy) nchw16c_to_nchw(data, plain, g.n, c, hw);
   return plain;
 }
-// An output computed into `plain` (nchw's buffer) written back in the side's layout.
-void store(const ConvGeometry &g, int blocked, Side side, const float *plain, float *data) {
+// An output computed into `plain` (nchw's buffer) written back in the side's
+// layout: blocked, since nchw returned a buffer of its own.
+void store(const ConvGeometry &g, Side side, const float *plain, float *data) {
   if (plain == data) return;
   const int64_t c = side == kXSide ? g.c : g.f, hw = side == kXSide ? g.h * g.w : g.ho * g.wo;
   nchw_to_nchw16c(plain, data, g.n, c, hw);
@@ -137,13 +138,13 @@ void run(ConvDir dir, const ConvGeometry &g, int blocked, float *x, float *w, fl
   case ConvDir::kForward: {
     float *yp = nchw(g, blocked, kYSide, y, false);
     conv2d_run(dir, g, nchw(g, blocked, kXSide, x, true), w, yp);
-    store(g, blocked, kYSide, yp, y);
+    store(g, kYSide, yp, y);
     return;
   }
   case ConvDir::kGradInput: {
     float *xp = nchw(g, blocked, kXSide, x, false);
     conv2d_run(dir, g, xp, w, nchw(g, blocked, kYSide, y, true));
-    store(g, blocked, kXSide, xp, x);
+    store(g, kXSide, xp, x);
     return;
   }
   case ConvDir::kGradWeight:

@@ -4,6 +4,8 @@
 // compare them.
 #pragma once
 
+#include "kernels/Shapes.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -28,5 +30,12 @@ bool pool_2x2_grad(const char *path, int64_t kind, int64_t planes, int64_t h, in
 std::vector<const char *> pool3d_2x2x2_grad_paths();
 bool pool3d_2x2x2_max_grad(const char *path, int64_t planes, int64_t d, int64_t h, int64_t w, const float *x,
                            const float *dy, float *dx);
+
+// The nChw16c pooling loops (PoolNchw16c.cpp), implementation `path`
+// ("avx512f" where the CPU has it, or "scalar"), over `blocks` = N*C/16
+// planes of [h, w, 16]: the forward (x -> y) or the gradient (x, dy -> dx),
+// g the geometry of one plane. Returns false for a path it cannot run.
+bool pool_nchw16c_run(const char *path, bool grad, int64_t kind, const PoolGeometry &g, int64_t blocks,
+                      const float *x, const float *y_or_dy, float *y_or_dx);
 
 } // namespace dxrt

@@ -47,20 +47,45 @@ func.func @bias_and_bias_gradient(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3x
 
 // -----
 
-// Something else reads the tensor between the convolutions (a pooling, a
-// function result): NCHW throughout, the NCHW kernels, no conversion.
+// A max pooling between the convolutions joins its input and output to
+// the group: the _nchw16c pooling kernel reads and writes nChw16c, and
+// nothing is converted between the three calls.
 // CHECK-LABEL: func.func @pool_between(
-// CHECK-NOT: nchw16c
-// CHECK: call @dxrt_conv2d_forward(
-// CHECK: call @dxrt_pool_forward(
-// CHECK: call @dxrt_conv2d_forward(
-// CHECK-NOT: nchw16c
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK-NOT: tensor.pack
+// CHECK-NOT: tensor.unpack
+// CHECK-NOT: dxrt_nchw
+// CHECK: memref.alloc({{.*}} : memref<?x2x4x4x16xf32>
+// CHECK: call @dxrt_pool_forward_nchw16c(
+// CHECK-NOT: tensor.pack
+// CHECK-NOT: tensor.unpack
+// CHECK-NOT: dxrt_nchw
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
 // CHECK: return
 func.func @pool_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> tensor<?x32x4x4xf32> {
   %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
   %1 = dx.maxpool %0 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<?x32x8x8xf32>) -> tensor<?x32x4x4xf32>
   %2 = dx.conv2d %1 params(%w2) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x4x4xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x4x4xf32>
   return %2 : tensor<?x32x4x4xf32>
+}
+
+// -----
+
+// The same, but the pooled tensor is also a function result: the group
+// needs NCHW there, so it stays NCHW throughout: the NCHW kernels, no
+// conversion.
+// CHECK-LABEL: func.func @pool_result(
+// CHECK-NOT: nchw16c
+// CHECK: call @dxrt_conv2d_forward(
+// CHECK: call @dxrt_pool_forward(
+// CHECK: call @dxrt_conv2d_forward(
+// CHECK-NOT: nchw16c
+// CHECK: return
+func.func @pool_result(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> (tensor<?x32x4x4xf32>, tensor<?x32x4x4xf32>) {
+  %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %1 = dx.maxpool %0 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<?x32x8x8xf32>) -> tensor<?x32x4x4xf32>
+  %2 = dx.conv2d %1 params(%w2) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x4x4xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x4x4xf32>
+  return %2, %1 : tensor<?x32x4x4xf32>, tensor<?x32x4x4xf32>
 }
 
 // -----

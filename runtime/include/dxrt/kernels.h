@@ -106,6 +106,14 @@ void _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(dxrt_memref5 *x, dxrt_
                                                           dxrt_memref5 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
                                                           int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
                                                           int64_t ddw, int64_t groups);
+/* The two pooling kernels above with x, y (dy, dx) all in nChw16c
+ * [N, C/16, H, W, 16], or all NCHW passed as [N, C, H, W, 1]: the same
+ * values as the NCHW kernels (the rule of each lane is theirs). */
+void _mlir_ciface_dxrt_pool_forward_nchw16c(dxrt_memref5 *x, dxrt_memref5 *y, int64_t kind, int64_t kh, int64_t kw,
+                                            int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
+void _mlir_ciface_dxrt_pool_grad_nchw16c(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *dx, int64_t kind, int64_t kh,
+                                         int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                         int64_t pr);
 /* y = x in the other layout: NCHW [N, C, H, W] <-> nChw16c [N, C/16, H, W, 16]. */
 void _mlir_ciface_dxrt_nchw_to_nchw16c(dxrt_memref4 *x, dxrt_memref5 *y);
 void _mlir_ciface_dxrt_nchw16c_to_nchw(dxrt_memref5 *x, dxrt_memref4 *y);

@@ -1,0 +1,372 @@
+// The dxrt_pool_*_nchw16c kernels: 2-D max and average pooling (Pool.cpp's
+// semantics) on activations in nChw16c, [N, C/16, H, W, 16] (Nchw16c.h),
+// so that a pooling between two convolutions keeps oneDNN's layout (dxc's
+// dx-propagate-layouts; docs/codegen.md). Each pixel is one 16-channel
+// vector, so a window is a loop over pixels with the channels in the lanes:
+// no de-interleaving, any window, stride and padding.
+//
+// Each lane computes exactly what Pool.cpp's rule does for its channel:
+//  max:  the window in row-major order, the first maximal element winning
+//        and the first NaN staying (argmax_window); -inf for a window wholly
+//        in the padding; the gradient (dx zeroed first) adds dy to the
+//        winner, window after window in (oh, ow) order;
+//  avg:  a sum from +0 in row-major order over the window's elements inside
+//        the plane, times 1/(kh*kw) (count_include_pad); the gradient adds
+//        dy * 1/(kh*kw) to every element of the window, in (oh, ow) order.
+// runtime/test/pool_nchw16c_test.cpp checks them against the NCHW kernels.
+// AVX-512 where the CPU has it; otherwise the same rule lane by lane.
+#include "dxrt/kernels.h"
+#include "kernels/Nchw16c.h"
+#include "kernels/Pool.h"
+#include "kernels/Shapes.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+using namespace dxrt;
+
+namespace {
+
+constexpr int64_t B = kChannelBlock;
+
+// One window's bounds inside the plane, for output pixel (oh, ow).
+struct Window {
+  int64_t h0, h1, w0, w1; // [h0, h1) x [w0, w1), clipped to the plane
+};
+inline Window window(const PoolGeometry &g, int64_t oh, int64_t ow) {
+  const int64_t h = oh * g.sh - g.pt, w = ow * g.sw - g.pl;
+  return {std::max<int64_t>(h, 0), std::min(h + g.kh, g.h), std::max<int64_t>(w, 0), std::min(w + g.kw, g.w)};
+}
+
+// ---- the rule, lane by lane (CPUs without AVX-512) ----
+
+void forward_scalar(const PoolGeometry &g, int64_t kind, const float *x, float *y) {
+  const float inv = 1.0f / float(g.kh * g.kw);
+  for (int64_t oh = 0; oh < g.ho; ++oh)
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const Window win = window(g, oh, ow);
+      float *out = y + (oh * g.wo + ow) * B;
+      for (int64_t l = 0; l < B; ++l) {
+        bool any = false;
+        float v = kind == kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+        for (int64_t ih = win.h0; ih < win.h1; ++ih)
+          for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+            const float e = x[(ih * g.w + iw) * B + l];
+            if (kind == kAvg) v += e;
+            else if (!any || (!std::isnan(v) && (e > v || std::isnan(e)))) v = e;
+            any = true;
+          }
+        out[l] = kind == kAvg ? v * inv : v;
+      }
+    }
+}
+
+void grad_scalar(const PoolGeometry &g, int64_t kind, const float *x, const float *dy, float *dx) {
+  const float inv = 1.0f / float(g.kh * g.kw);
+  std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  for (int64_t oh = 0; oh < g.ho; ++oh)
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const Window win = window(g, oh, ow);
+      const float *d = dy + (oh * g.wo + ow) * B;
+      for (int64_t l = 0; l < B; ++l) {
+        if (kind == kAvg) {
+          const float q = d[l] * inv;
+          for (int64_t ih = win.h0; ih < win.h1; ++ih)
+            for (int64_t iw = win.w0; iw < win.w1; ++iw) dx[(ih * g.w + iw) * B + l] += q;
+          continue;
+        }
+        int64_t best = -1;
+        float v = 0;
+        for (int64_t ih = win.h0; ih < win.h1; ++ih)
+          for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+            const float e = x[(ih * g.w + iw) * B + l];
+            if (best < 0 || (!std::isnan(v) && (e > v || std::isnan(e)))) best = ih * g.w + iw, v = e;
+          }
+        if (best >= 0) dx[best * B + l] += d[l];
+      }
+    }
+}
+
+// ---- AVX-512: the same rule on 16 lanes at once ----
+
+#if defined(__x86_64__)
+#define DXRT_AVX512 __attribute__((target("avx512f")))
+
+// Whether v replaces best: best is not NaN, and v is greater or NaN.
+DXRT_AVX512 inline __mmask16 takes(__m512 best, __m512 v) {
+  const __mmask16 best_nan = _mm512_cmp_ps_mask(best, best, _CMP_UNORD_Q);
+  return __mmask16(~best_nan & (_mm512_cmp_ps_mask(v, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)));
+}
+
+// The common 2x2, stride-2, unpadded window in straight-line code (the
+// general loops' per-window bookkeeping costs more than the window):
+// argmax_window's rule on the elements (a, b; c, e) in row-major order.
+inline bool is_2x2(const PoolGeometry &g) {
+  return g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.pt == 0 && g.pl == 0 && 2 * g.ho <= g.h &&
+         2 * g.wo <= g.w;
+}
+struct Max2x2 {
+  __m512 m;
+  __mmask16 w0, w1, w2, w3; // the lanes each element wins
+};
+DXRT_AVX512 inline Max2x2 max_2x2(__m512 a, __m512 b, __m512 c, __m512 e) {
+  const __mmask16 t1 = takes(a, b);
+  const __m512 m1 = _mm512_mask_mov_ps(a, t1, b);
+  const __mmask16 t2 = takes(m1, c);
+  const __m512 m2 = _mm512_mask_mov_ps(m1, t2, c);
+  const __mmask16 t3 = takes(m2, e);
+  return {_mm512_mask_mov_ps(m2, t3, e), __mmask16(~(t1 | t2 | t3)), __mmask16(t1 & ~(t2 | t3)),
+          __mmask16(t2 & ~t3), t3};
+}
+
+template <int64_t Kind>
+DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float *y) {
+  const __m512 quarter = _mm512_set1_ps(0.25f);
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = x + 2 * oh * g.w * B, *r1 = r0 + g.w * B;
+    float *o = y + oh * g.wo * B;
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B),
+                   c = _mm512_loadu_ps(r1 + 2 * ow * B), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B);
+      if constexpr (Kind == kMax) {
+        _mm512_storeu_ps(o + ow * B, max_2x2(a, b, c, e).m);
+      } else { // the general loop's sum from +0, in row-major order
+        const __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_add_ps(_mm512_setzero_ps(), a), b), c), e);
+        _mm512_storeu_ps(o + ow * B, _mm512_mul_ps(sum, quarter));
+      }
+    }
+  }
+}
+
+template <int64_t Kind>
+DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
+  if (!(2 * g.ho == g.h && 2 * g.wo == g.w)) std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  const __m512 quarter = _mm512_set1_ps(0.25f);
+  for (int64_t oh = 0; oh < g.ho; ++oh) {
+    const float *r0 = x + 2 * oh * g.w * B, *r1 = r0 + g.w * B;
+    float *o0 = dx + 2 * oh * g.w * B, *o1 = o0 + g.w * B;
+    const float *d = dy + oh * g.wo * B;
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const __m512 dv = _mm512_loadu_ps(d + ow * B);
+      const int64_t p = 2 * ow * B, q = (2 * ow + 1) * B;
+      if constexpr (Kind == kAvg) {
+        const __m512 v = _mm512_mul_ps(dv, quarter);
+        _mm512_storeu_ps(o0 + p, v), _mm512_storeu_ps(o0 + q, v), _mm512_storeu_ps(o1 + p, v),
+            _mm512_storeu_ps(o1 + q, v);
+        continue;
+      }
+      const Max2x2 w = max_2x2(_mm512_loadu_ps(r0 + p), _mm512_loadu_ps(r0 + q), _mm512_loadu_ps(r1 + p),
+                               _mm512_loadu_ps(r1 + q));
+      _mm512_storeu_ps(o0 + p, _mm512_maskz_mov_ps(w.w0, dv));
+      _mm512_storeu_ps(o0 + q, _mm512_maskz_mov_ps(w.w1, dv));
+      _mm512_storeu_ps(o1 + p, _mm512_maskz_mov_ps(w.w2, dv));
+      _mm512_storeu_ps(o1 + q, _mm512_maskz_mov_ps(w.w3, dv));
+    }
+  }
+}
+
+template <int64_t Kind>
+DXRT_AVX512 void forward_avx512(const PoolGeometry &g, const float *x, float *y) {
+  if (is_2x2(g)) return forward_2x2_avx512<Kind>(g, x, y);
+  const __m512 inv = _mm512_set1_ps(1.0f / float(g.kh * g.kw));
+  for (int64_t oh = 0; oh < g.ho; ++oh)
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const Window win = window(g, oh, ow);
+      __m512 v = Kind == kMax ? _mm512_set1_ps(-std::numeric_limits<float>::infinity()) : _mm512_setzero_ps();
+      bool first = true;
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B);
+          if constexpr (Kind == kAvg) v = _mm512_add_ps(v, e);
+          else v = first ? e : _mm512_mask_mov_ps(v, takes(v, e), e);
+          first = false;
+        }
+      _mm512_storeu_ps(y + (oh * g.wo + ow) * B, Kind == kAvg ? _mm512_mul_ps(v, inv) : v);
+    }
+}
+
+// Windows that do not overlap (stride >= window): each element of dx lies in
+// at most one window, so the gradient is stored, not added (the winner's
+// lanes get dy, the others +0; for average every element dy/(kh*kw)), and
+// dx is zeroed first only where some element lies in no window.
+constexpr int64_t kMaxWindow = 64; // window elements tracked at once
+inline bool disjoint(const PoolGeometry &g) { return g.sh >= g.kh && g.sw >= g.kw && g.kh * g.kw <= kMaxWindow; }
+inline bool covers(const PoolGeometry &g) {
+  return g.pt == 0 && g.pl == 0 && g.sh == g.kh && g.sw == g.kw && g.ho * g.kh == g.h && g.wo * g.kw == g.w;
+}
+
+template <int64_t Kind>
+DXRT_AVX512 void grad_disjoint_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
+  const __m512 inv = _mm512_set1_ps(1.0f / float(g.kh * g.kw));
+  if (!covers(g)) std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  __mmask16 took[kMaxWindow];
+  int64_t at[kMaxWindow];
+  for (int64_t oh = 0; oh < g.ho; ++oh)
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const Window win = window(g, oh, ow);
+      const __m512 d = _mm512_loadu_ps(dy + (oh * g.wo + ow) * B);
+      if constexpr (Kind == kAvg) {
+        const __m512 q = _mm512_mul_ps(d, inv);
+        for (int64_t ih = win.h0; ih < win.h1; ++ih)
+          for (int64_t iw = win.w0; iw < win.w1; ++iw) _mm512_storeu_ps(dx + (ih * g.w + iw) * B, q);
+        continue;
+      }
+      // The lanes each element takes over (argmax_window's rule); the winner
+      // is the last element that took a lane.
+      int64_t n = 0;
+      __m512 best = _mm512_setzero_ps();
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw, ++n) {
+          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B);
+          took[n] = n == 0 ? __mmask16(0xffff) : takes(best, e);
+          best = _mm512_mask_mov_ps(best, took[n], e);
+          at[n] = ih * g.w + iw;
+        }
+      // Stored in address order (the store streams run forward).
+      __mmask16 later = 0;
+      for (int64_t k = n - 1; k >= 0; --k) {
+        const __mmask16 t = took[k];
+        took[k] = __mmask16(t & ~later);
+        later = __mmask16(later | t);
+      }
+      for (int64_t k = 0; k < n; ++k) _mm512_storeu_ps(dx + at[k] * B, _mm512_maskz_mov_ps(took[k], d));
+    }
+}
+
+template <int64_t Kind>
+DXRT_AVX512 void grad_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
+  if (is_2x2(g)) return grad_2x2_avx512<Kind>(g, x, dy, dx);
+  if (disjoint(g)) return grad_disjoint_avx512<Kind>(g, x, dy, dx);
+  const __m512 inv = _mm512_set1_ps(1.0f / float(g.kh * g.kw));
+  std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  for (int64_t oh = 0; oh < g.ho; ++oh)
+    for (int64_t ow = 0; ow < g.wo; ++ow) {
+      const Window win = window(g, oh, ow);
+      const __m512 d = _mm512_loadu_ps(dy + (oh * g.wo + ow) * B);
+      if constexpr (Kind == kAvg) {
+        const __m512 q = _mm512_mul_ps(d, inv);
+        for (int64_t ih = win.h0; ih < win.h1; ++ih)
+          for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+            float *p = dx + (ih * g.w + iw) * B;
+            _mm512_storeu_ps(p, _mm512_add_ps(_mm512_loadu_ps(p), q));
+          }
+        continue;
+      }
+      // Each lane's winner as its pixel index in the plane, then dy added
+      // there only (a masked add: other lanes keep their bits, -0 included).
+      __m512 best = _mm512_setzero_ps();
+      __m512i at = _mm512_set1_epi32(-1);
+      bool any = false;
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B);
+          const __mmask16 t = any ? takes(best, e) : __mmask16(0xffff);
+          best = _mm512_mask_mov_ps(best, t, e);
+          at = _mm512_mask_mov_epi32(at, t, _mm512_set1_epi32(int(ih * g.w + iw)));
+          any = true;
+        }
+      if (!any) continue;
+      for (int64_t ih = win.h0; ih < win.h1; ++ih)
+        for (int64_t iw = win.w0; iw < win.w1; ++iw) {
+          const __mmask16 mine = _mm512_cmpeq_epi32_mask(at, _mm512_set1_epi32(int(ih * g.w + iw)));
+          if (!mine) continue;
+          float *p = dx + (ih * g.w + iw) * B;
+          const __m512 cur = _mm512_loadu_ps(p);
+          _mm512_storeu_ps(p, _mm512_mask_add_ps(cur, mine, cur, d));
+        }
+    }
+}
+
+bool have_avx512() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has;
+}
+#else
+bool have_avx512() { return false; }
+#endif
+
+} // namespace
+
+namespace dxrt {
+
+// The plane loops of one direction over every (n, channel block); exposed
+// for the tests, which run both implementations by name.
+bool pool_nchw16c_run(const char *path, bool grad, int64_t kind, const PoolGeometry &g, int64_t blocks,
+                      const float *x, const float *y_or_dy, float *y_or_dx) {
+  const bool vec = std::strcmp(path, "avx512f") == 0;
+  if (vec && !have_avx512()) return false;
+  if (!vec && std::strcmp(path, "scalar") != 0) return false;
+  const int64_t in = g.h * g.w * B, out = g.ho * g.wo * B;
+  for (int64_t p = 0; p < blocks; ++p) {
+#if defined(__x86_64__)
+    if (vec) {
+      const float *xp = x + p * in;
+      if (grad && kind == kMax) grad_avx512<kMax>(g, xp, y_or_dy + p * out, y_or_dx + p * in);
+      else if (grad) grad_avx512<kAvg>(g, xp, y_or_dy + p * out, y_or_dx + p * in);
+      else if (kind == kMax) forward_avx512<kMax>(g, xp, y_or_dx + p * out);
+      else forward_avx512<kAvg>(g, xp, y_or_dx + p * out);
+      continue;
+    }
+#endif
+    if (grad) grad_scalar(g, kind, x + p * in, y_or_dy + p * out, y_or_dx + p * in);
+    else forward_scalar(g, kind, x + p * in, y_or_dx + p * out);
+  }
+  return true;
+}
+
+} // namespace dxrt
+
+namespace {
+
+const char *best_path() { return have_avx512() ? "avx512f" : "scalar"; }
+
+// An activation passed as NCHW ([N, C, H, W, 1]): the NCHW kernels' memref.
+dxrt_memref4 nchw(const Tensor4 &t) { return {t.p, t.p, 0, {t.n, t.c, t.h, t.w}, {t.c * t.h * t.w, t.h * t.w, t.w, 1}}; }
+
+// The plane geometry of one channel block: pool_geometry's checks on the
+// NCHW views, then one "plane" per (n, block).
+PoolGeometry block_geometry(const PoolGeometry &g) {
+  PoolGeometry b = g;
+  b.planes = g.planes / B;
+  return b;
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_dxrt_pool_forward_nchw16c(dxrt_memref5 *xd, dxrt_memref5 *yd, int64_t kind, int64_t kh,
+                                                       int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                                       int64_t pl, int64_t pr) {
+  const char *k = "dxrt_pool_forward_nchw16c";
+  Activation x = activation_view(xd, k, "x"), y = activation_view(yd, k, "y");
+  DXRT_KERNEL_CHECK(x.blocked == y.blocked, k, "x and y must both be nChw16c or both NCHW");
+  if (!x.blocked) { // all NCHW: the NCHW kernel on the same memory
+    dxrt_memref4 x4 = nchw(x.t), y4 = nchw(y.t);
+    return _mlir_ciface_dxrt_pool_forward(&x4, &y4, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  }
+  const PoolGeometry g = pool_geometry(k, x.t, y.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  pool_nchw16c_run(best_path(), false, kind, block_geometry(g), g.planes / B, x.t.p, nullptr, y.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_pool_grad_nchw16c(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *dxd,
+                                                    int64_t kind, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                                    int64_t pt, int64_t pb, int64_t pl, int64_t pr) {
+  const char *k = "dxrt_pool_grad_nchw16c";
+  Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x"), dx = activation_view(dxd, k, "dx");
+  DXRT_KERNEL_CHECK(x.blocked == dy.blocked && x.blocked == dx.blocked, k,
+                    "dy, x and dx must all be nChw16c or all NCHW");
+  DXRT_KERNEL_CHECK(dx.t.n == x.t.n && dx.t.c == x.t.c && dx.t.h == x.t.h && dx.t.w == x.t.w, k,
+                    str("dx is [", dx.t.n, ", ", dx.t.c, ", ", dx.t.h, ", ", dx.t.w, "] but x is [", x.t.n, ", ",
+                        x.t.c, ", ", x.t.h, ", ", x.t.w, "]"));
+  if (!x.blocked) {
+    dxrt_memref4 dy4 = nchw(dy.t), x4 = nchw(x.t), dx4 = nchw(dx.t);
+    return _mlir_ciface_dxrt_pool_grad(&dy4, &x4, &dx4, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  }
+  const PoolGeometry g = pool_geometry(k, x.t, dy.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  pool_nchw16c_run(best_path(), true, kind, block_geometry(g), g.planes / B, x.t.p, dy.t.p, dx.t.p);
+}

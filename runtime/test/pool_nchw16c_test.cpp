@@ -1,0 +1,143 @@
+// The dxrt_pool_*_nchw16c kernels (kernels/PoolNchw16c.cpp) against the
+// NCHW kernels (kernels/Pool.cpp) on the same data: max and average,
+// forward and gradient, for windows that tile (2x2 stride 2, PyTorch's
+// common case), overlap (3x3 stride 2 pad 1; stride 1), leave a row and a
+// column out or gaps between them, or lie partly in the padding; on data
+// with ties and NaNs.
+// Both implementations (AVX-512, lane by lane) must give the NCHW kernels'
+// values (a zero may differ in sign: the NCHW 2x2 loops store where these
+// add to +0); and [N, C, H, W, 1] activations run the NCHW kernels.
+#include "dxrt/kernels.h"
+#include "kernels/Nchw16c.h"
+#include "kernels/Pool.h"
+
+#include <gtest/gtest.h>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Geometry {
+  const char *name;
+  int64_t n, c, h, w, k, s, pt, pb, pl, pr;
+  int64_t ho() const { return (h + pt + pb - k) / s + 1; }
+  int64_t wo() const { return (w + pl + pr - k) / s + 1; }
+};
+
+const Geometry kGeometries[] = {
+    {"tile2x2", 2, 32, 14, 14, 2, 2, 0, 0, 0, 0},      {"odd2x2", 2, 16, 7, 9, 2, 2, 0, 0, 0, 0},
+    {"overlap3x3s2", 2, 32, 11, 12, 3, 2, 1, 1, 1, 1}, {"overlap3x3s1", 1, 16, 6, 7, 3, 1, 1, 1, 1, 1},
+    {"asymmetric", 2, 16, 8, 8, 3, 2, 0, 1, 1, 0},     {"large4x4", 1, 48, 9, 9, 4, 3, 1, 1, 2, 2},
+    {"gaps2x2s3", 1, 16, 9, 10, 2, 3, 0, 0, 0, 0},     {"padded2x2", 2, 16, 7, 7, 2, 2, 1, 0, 1, 0},
+};
+
+// Values from a few levels (ties in most windows), some NaNs, a -0.
+std::vector<float> data(int64_t n, unsigned seed, bool nans) {
+  std::mt19937 g(seed);
+  std::uniform_int_distribution<int> level(-3, 3);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float &e : v) e = 0.5f * float(level(g));
+  if (nans)
+    for (size_t i = 7; i < v.size(); i += 97) v[i] = std::nanf("");
+  if (v.size() > 3) v[3] = -0.0f;
+  return v;
+}
+
+dxrt_memref4 m4(std::vector<float> &v, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return {v.data(), v.data(), 0, {a, b, c, d}, {b * c * d, c * d, d, 1}};
+}
+dxrt_memref5 m5(std::vector<float> &v, int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) {
+  return {v.data(), v.data(), 0, {a, b, c, d, e}, {b * c * d * e, c * d * e, d * e, e, 1}};
+}
+
+std::vector<float> blocked(const std::vector<float> &nchw, int64_t n, int64_t c, int64_t hw) {
+  std::vector<float> out(nchw.size());
+  dxrt::nchw_to_nchw16c(nchw.data(), out.data(), n, c, hw);
+  return out;
+}
+std::vector<float> unblocked(const std::vector<float> &b, int64_t n, int64_t c, int64_t hw) {
+  std::vector<float> out(b.size());
+  dxrt::nchw16c_to_nchw(b.data(), out.data(), n, c, hw);
+  return out;
+}
+
+// Equal values, NaN as NaN (a zero's sign may differ, see the top).
+void expect_same(const std::vector<float> &got, const std::vector<float> &want, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i];
+    if (!ok && bad++ < 5) ADD_FAILURE() << what << " element " << i << ": " << got[i] << ", NCHW " << want[i];
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+class PoolNchw16c : public ::testing::TestWithParam<std::tuple<Geometry, int64_t, bool>> {};
+
+TEST_P(PoolNchw16c, EqualsTheNchwKernels) {
+  const auto [g, kind, nans] = GetParam();
+  const int64_t ho = g.ho(), wo = g.wo(), hw = g.h * g.w, ohw = ho * wo;
+  std::vector<float> x = data(g.n * g.c * hw, 1, nans), dy = data(g.n * g.c * ohw, 2, nans);
+  // The NCHW kernels: the reference.
+  std::vector<float> y(size_t(g.n * g.c * ohw)), dx(x.size(), 99.0f);
+  dxrt_memref4 xd = m4(x, g.n, g.c, g.h, g.w), yd = m4(y, g.n, g.c, ho, wo), dyd = m4(dy, g.n, g.c, ho, wo),
+               dxd = m4(dx, g.n, g.c, g.h, g.w);
+  _mlir_ciface_dxrt_pool_forward(&xd, &yd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_grad(&dyd, &xd, &dxd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+
+  // The entry points on nChw16c data.
+  std::vector<float> xb = blocked(x, g.n, g.c, hw), dyb = blocked(dy, g.n, g.c, ohw);
+  std::vector<float> yb(y.size(), 77.0f), dxb(x.size(), 77.0f);
+  const int64_t cb = g.c / 16;
+  dxrt_memref5 xbd = m5(xb, g.n, cb, g.h, g.w, 16), ybd = m5(yb, g.n, cb, ho, wo, 16),
+               dybd = m5(dyb, g.n, cb, ho, wo, 16), dxbd = m5(dxb, g.n, cb, g.h, g.w, 16);
+  _mlir_ciface_dxrt_pool_forward_nchw16c(&xbd, &ybd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_grad_nchw16c(&dybd, &xbd, &dxbd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  expect_same(unblocked(yb, g.n, g.c, ohw), y, "forward");
+  expect_same(unblocked(dxb, g.n, g.c, hw), dx, "gradient");
+
+  // Each implementation by name.
+  dxrt::PoolGeometry pg{1, g.h, g.w, ho, wo, g.k, g.k, g.s, g.s, g.pt, g.pl};
+  for (const char *path : {"avx512f", "scalar"}) {
+    std::vector<float> py(y.size(), 55.0f), pdx(x.size(), 55.0f);
+    if (!dxrt::pool_nchw16c_run(path, false, kind, pg, g.n * cb, xb.data(), nullptr, py.data())) {
+      EXPECT_STREQ(path, "avx512f") << "the scalar path always runs";
+      continue;
+    }
+    ASSERT_TRUE(dxrt::pool_nchw16c_run(path, true, kind, pg, g.n * cb, xb.data(), dyb.data(), pdx.data()));
+    expect_same(unblocked(py, g.n, g.c, ohw), y, std::string(path) + " forward");
+    expect_same(unblocked(pdx, g.n, g.c, hw), dx, std::string(path) + " gradient");
+  }
+
+  // [N, C, H, W, 1]: the NCHW kernels on the same memory.
+  std::vector<float> y1(y.size(), 33.0f), dx1(x.size(), 33.0f);
+  dxrt_memref5 x1 = m5(x, g.n, g.c, g.h, g.w, 1), y1d = m5(y1, g.n, g.c, ho, wo, 1), dy1 = m5(dy, g.n, g.c, ho, wo, 1),
+               dx1d = m5(dx1, g.n, g.c, g.h, g.w, 1);
+  _mlir_ciface_dxrt_pool_forward_nchw16c(&x1, &y1d, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_grad_nchw16c(&dy1, &x1, &dx1d, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  expect_same(y1, y, "NCHW forward");
+  expect_same(dx1, dx, "NCHW gradient");
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, PoolNchw16c,
+                         ::testing::Combine(::testing::ValuesIn(kGeometries), ::testing::Values(0, 1),
+                                            ::testing::Bool()),
+                         [](const auto &i) {
+                           return std::string(std::get<0>(i.param).name) +
+                                  (std::get<1>(i.param) == 0 ? "_max" : "_avg") +
+                                  (std::get<2>(i.param) ? "_nan" : "");
+                         });
+
+TEST(PoolNchw16cDeathTest, MixedLayoutsAbortNamingTheKernel) {
+  std::vector<float> x(2 * 16 * 4 * 4), y(2 * 16 * 2 * 2);
+  dxrt_memref5 xb = m5(x, 2, 1, 4, 4, 16), y1 = m5(y, 2, 16, 2, 2, 1);
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_nchw16c(&xb, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
+               "dxrt_pool_forward_nchw16c.*both be nChw16c or both NCHW");
+  dxrt_memref5 bad = m5(x, 2, 2, 4, 4, 8);
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_nchw16c(&bad, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
+               "dxrt_pool_forward_nchw16c.*neither nChw16c nor NCHW");
+}
+
+} // namespace
