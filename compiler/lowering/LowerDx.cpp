@@ -713,33 +713,43 @@ const llvm::StringMap<Lowering> &lowerings() {
         out.push_back(reshapeTo(b, op->getLoc(), op->getOperand(0), rtype(op)));
         return mlir::success();
       };
+    // A concat (or slice) along the channels that planNchw16c keeps in
+    // nChw16c (dx.nchw16c) works on the packed tensors, [N, C/16, H, W, 16],
+    // along their channel-block dim: its operands packed, its result
+    // unpacked, for dx-propagate-layouts to cancel against the neighbours.
     r["dx.concat"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       int64_t axis = intAttr(op, "axis");
-      Value acc = emptyTensor(b, loc, rtype(op), op->getOperands());
+      const bool blocked = op->hasAttr("dx.nchw16c");
+      llvm::SmallVector<Value> ins;
+      for (Value in : op->getOperands()) ins.push_back(blocked ? toKernelLayout(b, loc, in, true) : in);
+      Value acc = emptyTensor(b, loc, blocked ? kernelLayoutType(rtype(op), true) : rtype(op), ins);
       int64_t offset = 0;
-      for (Value in : op->getOperands()) {
+      for (Value in : ins) {
         auto t = ttype(in);
         llvm::SmallVector<mlir::OpFoldResult> offs(t.getRank(), b.getIndexAttr(0)), strides(t.getRank(), b.getIndexAttr(1));
         offs[axis] = b.getIndexAttr(offset);
         acc = b.create<mlir::tensor::InsertSliceOp>(loc, in, acc, offs, mlir::tensor::getMixedSizes(b, loc, in), strides);
         offset += t.getDimSize(axis);
       }
-      out.push_back(acc);
+      out.push_back(blocked ? fromKernelLayout(b, loc, acc, rtype(op), true) : acc);
       return mlir::success();
     };
     r["dx.slice"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
-      Value x = op->getOperand(0);
-      auto t = rtype(op);
+      const bool blocked = op->hasAttr("dx.nchw16c");
+      const int64_t block = blocked ? kChannelBlock : 1, axis = intAttr(op, "axis");
+      Value x = blocked ? toKernelLayout(b, loc, op->getOperand(0), true) : op->getOperand(0);
+      auto t = blocked ? kernelLayoutType(rtype(op), true) : rtype(op);
       llvm::SmallVector<mlir::OpFoldResult> offs(t.getRank(), b.getIndexAttr(0)), strides(t.getRank(), b.getIndexAttr(1));
-      offs[intAttr(op, "axis")] = b.getIndexAttr(intAttr(op, "offset"));
+      offs[axis] = b.getIndexAttr(intAttr(op, "offset") / block);
       llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, loc, x);
-      sizes[intAttr(op, "axis")] = b.getIndexAttr(t.getDimSize(intAttr(op, "axis")));
+      sizes[axis] = b.getIndexAttr(t.getDimSize(axis));
       Value slice = b.create<mlir::tensor::ExtractSliceOp>(loc, t, x, offs, sizes, strides);
       // A copy: the slice is a strided view of x, and the kernels (GEMM, conv)
       // that may consume it take contiguous arrays only.
-      out.push_back(b.create<mlir::linalg::CopyOp>(loc, slice, emptyTensor(b, loc, t, {slice})).getResult(0));
+      Value copy = b.create<mlir::linalg::CopyOp>(loc, slice, emptyTensor(b, loc, t, {slice})).getResult(0);
+      out.push_back(blocked ? fromKernelLayout(b, loc, copy, rtype(op), true) : copy);
       return mlir::success();
     };
 
@@ -1271,17 +1281,18 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
 
   // Which 2-D convolution activations to keep in nChw16c: tensors joined by
   // same-shape elementwise ops (a bias-free relu, a relu gradient, an add of
-  // two branches) or by a 2-D pooling (its input and output, its gradient's
+  // two branches), by a 2-D pooling (its input and output, its gradient's
   // dy, x and dx: the _nchw16c pooling kernels take all of them in one
-  // layout) form a group, and a group is kept in nChw16c when it connects
+  // layout) or by a concat or slice along the channels in whole blocks of
+  // 16 form a group, and a group is kept in nChw16c when it connects
   // at least two convolution activations (it then saves libdxrt's reorders
   // between them) and nothing else reads or makes any of its tensors (a
   // batch norm, a reshape, a dropout, the function's arguments and results
   // would need NCHW: a conversion, or both layouts at once). Only a channel
   // count that is a multiple of 16 can be blocked. Bias gradients (a sum
   // per channel) read either layout. The decision goes on the convolutions
-  // as dx.nchw16c_in0 / _in1 / _out (layoutOf), and on the poolings as
-  // dx.nchw16c (callPool).
+  // as dx.nchw16c_in0 / _in1 / _out (layoutOf), and on the poolings,
+  // concats and slices as dx.nchw16c (callPool, their lowerings).
   void planNchw16c() {
     (void)lowerings(); // fills elementwiseOps()
     llvm::DenseMap<Value, Value> parent;
@@ -1327,11 +1338,26 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       auto out = mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
       return out && out.hasStaticShape() && !in.isDynamicDim(1) && out.getNumElements() == in.getDimSize(1);
     };
-    // A 2-D pooling or its gradient: every operand and the result.
+    // An op whose activations all share one layout in its lowering: a 2-D
+    // pooling or its gradient (the _nchw16c kernels), a concat or slice
+    // along the channels in whole blocks of 16 (insert or extract slices of
+    // the packed tensors). Every operand and the result.
+    auto blocks = [&](Value v) {
+      auto t = ttype(v);
+      return !t.isDynamicDim(1) && t.getDimSize(1) % kChannelBlock == 0;
+    };
     auto pooling = [&](Operation *op) {
       llvm::StringRef name = op->getName().getStringRef();
-      return (name == "dx.maxpool" || name == "dx.avgpool" || name == "dx.pool_grad") && op->getNumResults() == 1 &&
-             act(op->getResult(0)) && llvm::all_of(op->getOperands(), [&](Value v) { return act(v); });
+      if (op->getNumResults() != 1 || !act(op->getResult(0)) ||
+          !llvm::all_of(op->getOperands(), [&](Value v) { return act(v); }))
+        return false;
+      if (name == "dx.maxpool" || name == "dx.avgpool" || name == "dx.pool_grad") return true;
+      if (name == "dx.concat")
+        return intAttr(op, "axis") == 1 && llvm::all_of(op->getOperands(), blocks) && blocks(op->getResult(0));
+      if (name == "dx.slice")
+        return intAttr(op, "axis") == 1 && intAttr(op, "offset") % kChannelBlock == 0 && blocks(op->getOperand(0)) &&
+               blocks(op->getResult(0));
+      return false;
     };
     getOperation().walk([&](Operation *op) {
       if (transparent(op) || pooling(op))

@@ -42,6 +42,48 @@ llvm::SmallVector<mlir::ReassociationIndices> splitLast(mlir::RankedTensorType p
   return r;
 }
 
+// An elementwise generic all of whose inputs are nChw16c unpacks (a
+// residual add, the sum of two branches' gradients) becomes the same
+// generic on the packed tensors followed by one unpack. MLIR's propagation
+// moves an unpack through a generic only when the generic's other operands
+// are not unpacks too, so without this such a join stayed NCHW and cost a
+// conversion on each side.
+struct PushUnpacksThroughElementwise : mlir::OpRewritePattern<mlir::linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  mlir::LogicalResult matchAndRewrite(mlir::linalg::GenericOp op, mlir::PatternRewriter &rewriter) const override {
+    if (op.getNumDpsInits() != 1 || op.getNumDpsInputs() < 2 || op.getNumReductionLoops() != 0 ||
+        !llvm::all_of(op.getIndexingMapsArray(), [](mlir::AffineMap m) { return m.isIdentity(); }))
+      return mlir::failure();
+    // The result is computed from the inputs alone (the init is not read).
+    if (!op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty()) return mlir::failure();
+    llvm::SmallVector<Value> packed;
+    tensor::UnPackOp first;
+    for (mlir::OpOperand *in : op.getDpsInputOperands()) {
+      auto unpack = in->get().getDefiningOp<tensor::UnPackOp>();
+      if (!unpack || !unpack->hasOneUse() || !isNchw16c(unpack, unpack.getDestType())) return mlir::failure();
+      if (first && unpack.getSourceType() != first.getSourceType()) return mlir::failure();
+      if (!first) first = unpack;
+      packed.push_back(unpack.getSource());
+    }
+    auto packedType = first.getSourceType();
+    auto plainType = mlir::cast<mlir::RankedTensorType>(op.getResult(0).getType());
+    if (plainType.getElementType() != packedType.getElementType()) return mlir::failure();
+    mlir::Location loc = op.getLoc();
+    Value init = rewriter.create<tensor::EmptyOp>(loc, tensor::getMixedSizes(rewriter, loc, packed.front()),
+                                                  packedType.getElementType());
+    const unsigned rank = unsigned(packedType.getRank());
+    llvm::SmallVector<mlir::AffineMap> maps(packed.size() + 1, rewriter.getMultiDimIdentityMap(rank));
+    llvm::SmallVector<mlir::utils::IteratorType> iters(rank, mlir::utils::IteratorType::parallel);
+    auto blocked = rewriter.create<mlir::linalg::GenericOp>(loc, init.getType(), packed, init, maps, iters);
+    rewriter.inlineRegionBefore(op.getRegion(), blocked.getRegion(), blocked.getRegion().begin());
+    Value dest = rewriter.create<tensor::EmptyOp>(loc, tensor::getMixedSizes(rewriter, loc, op.getDpsInits()[0]),
+                                                  plainType.getElementType());
+    rewriter.replaceOpWithNewOp<tensor::UnPackOp>(op, blocked.getResult(0), dest, first.getInnerDimsPos(),
+                                                  first.getMixedTiles());
+    return mlir::success();
+  }
+};
+
 // A convolution operand in nChw16c that nothing else reads or writes in
 // that layout gains nothing: its pack (an input) or unpack (an output) is
 // a conversion where libdxrt's reorder was, and it may cost more (a
@@ -136,6 +178,7 @@ struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::Oper
       // right at the convolution, as libdxrt's reorder did.
       mlir::linalg::populateDataLayoutPropagationPatterns(patterns,
                                                           [](mlir::OpOperand *o) { return o->get().hasOneUse(); });
+      patterns.add<PushUnpacksThroughElementwise>(ctx);
       tensor::PackOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::UnPackOp::getCanonicalizationPatterns(patterns, ctx);
       tensor::EmptyOp::getCanonicalizationPatterns(patterns, ctx);

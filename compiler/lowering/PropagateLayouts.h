@@ -15,8 +15,10 @@ namespace dx {
 // [N, C/16, H, W, 16] with their per-channel operands as [C/16, 16]),
 // until an unpack meets a pack of the same tiles and both fold away. The
 // activations between two convolutions then stay in oneDNN's layout, and
-// libdxrt reorders neither. What is left meets an operation that reads
-// NCHW (a pooling call, a reshape to a dense layer, the loss): each packed
+// libdxrt reorders neither; an elementwise generic whose inputs are all
+// unpacks (a residual add) is moved onto the packed tensors by a pattern of
+// its own. What is left meets an operation that reads NCHW (a batch norm,
+// a reshape to a dense layer, the loss): each packed
 // activation left becomes a call of dxrt_nchw_to_nchw16c or
 // dxrt_nchw16c_to_nchw (as many as the reorders libdxrt made before, at
 // most), and a per-channel vector a reshape.

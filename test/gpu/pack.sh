@@ -27,7 +27,9 @@
 #                                 CPU executable's --predict of them (cpu/)
 #   lib/                          MPI's shared libraries, which the model
 #                                 executables and dxrt_cuda_backend_tests link
-#                                 (the GPU machine has no MPI)
+#                                 (the GPU machine has no MPI), and oneDNN's
+#                                 (libdnnl, libOpenCL, libgomp; .xz), which
+#                                 they and dxrt_cuda_tests link
 # cuBLAS, cuDNN and NCCL are far too large to carry: run.sh finds them there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -115,13 +117,19 @@ done
 "$tmp/mlp_cpu" --synthetic --synthetic-samples 256 --epochs 1 --checkpoint-every 0 --save-weights "$out/infer/w" >/dev/null
 /usr/bin/python3 test/infer/Inputs/make_inputs.py fashion 100 "$out/infer"
 "$tmp/mlp_cpu" --predict "$out/infer/x.npy" --init-from "$out/infer/w" --predict-out "$out/infer/cpu" >/dev/null
-# The non-system libraries of the executables that are not CUDA's: MPI's.
-ldd "$tmp/mlp_gpu" | awk '/=>/ {print $1, $3}' | while read -r name path; do
-  case $name in
-    libmpi*|libopen-*|libhwloc*|libevent*|libudev*|libpmix*|libfabric*|libucp*|libucs*|libucm*|libuct*)
-      cp -L "$path" "$out/lib/$name" ;;
-  esac
-done
+# The non-system libraries of the executables that are not CUDA's: MPI's,
+# and oneDNN's with what it loads (libdxrt's CPU GEMM, which the kernel
+# tests' CPU references and every model executable link), the latter
+# xz-compressed (oneDNN is 40 MB; run.sh unpacks them).
+{ ldd "$tmp/mlp_gpu"; ldd build/runtime/cuda/dxrt_cuda_tests; } | awk '/=>/ {print $1, $3}' | sort -u |
+  while read -r name path; do
+    case $name in
+      libmpi*|libopen-*|libhwloc*|libevent*|libudev*|libpmix*|libfabric*|libucp*|libucs*|libucm*|libuct*)
+        cp -L "$path" "$out/lib/$name" ;;
+      libdnnl*|libOpenCL*|libgomp*)
+        xz -T1 -6 -c "$path" >"$out/lib/$name.xz" ;;
+    esac
+  done
 ls -la "$out" "$out/lib"
 du -sh "$out"
 echo "carry: build/gpu   then run: bash test/gpu/run.sh"

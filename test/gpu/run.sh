@@ -85,6 +85,17 @@ echo "== 2. dxrt_cuda_tests, dxrt_cuda_backend_tests"
 # the model executables link libmpi (MPI itself only starts under a launcher,
 # so a plain run needs just the files).
 [ -d build/gpu/lib ] && export LD_LIBRARY_PATH="$PWD/build/gpu/lib:$LD_LIBRARY_PATH"
+# oneDNN (libdxrt's CPU GEMM, which the kernel tests' CPU references and the
+# model executables link) travels xz-compressed: unpacked here, used only
+# where this machine has no copy of its own.
+if compgen -G "build/gpu/lib/*.xz" >/dev/null; then
+  mkdir -p /tmp/dx-gpu-lib
+  for f in build/gpu/lib/*.xz; do
+    name=$(basename "$f" .xz)
+    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$name " || xz -dc "$f" >"/tmp/dx-gpu-lib/$name"
+  done
+  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/tmp/dx-gpu-lib"
+fi
 gtest_suites() { # NAME: build/gpu/NAME.xz (or the build tree's NAME), each suite in its own process
   local name=$1 bin= s rc
   if [ -f "build/gpu/$name.xz" ]; then
