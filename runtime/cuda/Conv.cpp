@@ -235,21 +235,22 @@ Plan make_plan(const char *k, Dir dir, const Geom &g, bool bf16) {
   DXRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.y));
   DXRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&p.w));
   DXRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
-  // The convolution descriptor's type is the arithmetic's: fp32 for both
-  // precisions (bf16 tensors with it are cuDNN's PSEUDO_BFLOAT16 configuration).
-  set_descriptors(k, g, p, pad, bf16 ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT);
-  p.bf16 = bf16;
-  DXRT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(p.conv, to_int(k, g.groups, "groups")));
-  DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(
-      p.conv, bf16 ? CUDNN_TENSOR_OP_MATH : allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  // The descriptors for tensors of type `io`. The convolution descriptor's
+  // type is the arithmetic's: fp32 for both precisions (bf16 tensors with it
+  // are cuDNN's PSEUDO_BFLOAT16 configuration, on the tensor cores).
+  auto configure = [&](bool bf16_tensors) {
+    set_descriptors(k, g, p, pad, bf16_tensors ? CUDNN_DATA_BFLOAT16 : CUDNN_DATA_FLOAT); // resets the groups
+    DXRT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(p.conv, to_int(k, g.groups, "groups")));
+    DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(
+        p.conv, bf16_tensors ? CUDNN_TENSOR_OP_MATH : allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    p.bf16 = bf16_tensors;
+  };
+  configure(bf16);
 
   int found = 0;
   bool ok = find_algorithm(ctx.cudnn, dir, p, bf16, &found);
   if (!ok && bf16) { // no bf16 kernel for this shape: fp32 on rounded operands
-    set_descriptors(k, g, p, pad, CUDNN_DATA_FLOAT); // resets the convolution descriptor: groups again
-    DXRT_CUDNN_CHECK(cudnnSetConvolutionGroupCount(p.conv, to_int(k, g.groups, "groups")));
-    DXRT_CUDNN_CHECK(cudnnSetConvolutionMathType(p.conv, allow_tf32() ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
-    p.bf16 = false;
+    configure(false);
     p.rounds = true;
     ok = find_algorithm(ctx.cudnn, dir, p, false, &found);
   }
