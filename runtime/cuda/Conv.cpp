@@ -235,7 +235,7 @@ Plan make_plan(const char *k, Dir dir, const Geom &g, bool bf16) {
   DXRT_CUDNN_CHECK(cudnnCreateTensorDescriptor(&p.y));
   DXRT_CUDNN_CHECK(cudnnCreateFilterDescriptor(&p.w));
   DXRT_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&p.conv));
-  // The descriptors for tensors of type `io`. The convolution descriptor's
+  // The descriptors for fp32 or bf16 tensors. The convolution descriptor's
   // type is the arithmetic's: fp32 for both precisions (bf16 tensors with it
   // are cuDNN's PSEUDO_BFLOAT16 configuration, on the tensor cores).
   auto configure = [&](bool bf16_tensors) {
