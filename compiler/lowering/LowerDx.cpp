@@ -279,6 +279,46 @@ Value callPool(OpBuilder &b, Operation *op, llvm::StringRef what, mlir::ValueRan
   return fromKernelLayout(b, loc, out, result, true);
 }
 
+// The tensors a batch norm's lowering computes on. In NCHW (any rank):
+// activations as they are, per-channel tensors [C] read through
+// (n, c, ...) -> (c), statistics over every dim but 1. For a 2-D batch norm
+// that planNchw16c keeps in nChw16c (dx.nchw16c): activations packed,
+// [N, C/16, H, W, 16], per-channel tensors [C/16, 16] (an expand_shape of
+// [C]) read through (n, cb, h, w, c) -> (cb, c), statistics over N, H and
+// W. The innermost dim is then 16 channels: dx-vectorize-cpu sums a vector
+// of 16 channels over rows of H*W*16 contiguous floats, each lane in the
+// order n, h, w (in NCHW it keeps partial sums along H*W, so the two
+// layouts round the statistics differently).
+struct ChannelView {
+  OpBuilder &b;
+  Location loc;
+  bool blocked;
+  int64_t rank;              // of the computation: 4 or 5 when blocked
+  mlir::AffineMap channel;   // an activation's index -> its channel's
+  llvm::SmallVector<int64_t> statDims;
+
+  ChannelView(OpBuilder &b, Operation *op, Value x)
+      : b(b), loc(op->getLoc()), blocked(op->hasAttr("dx.nchw16c")),
+        rank(ttype(x).getRank() + (blocked ? 1 : 0)),
+        channel(blocked ? selectMap(b.getContext(), rank, {1, 4}) : selectMap(b.getContext(), rank, {1})),
+        statDims(blocked ? llvm::SmallVector<int64_t>{0, 2, 3} : allDimsBut(rank, {1})) {}
+
+  Value activation(Value v) { return blocked ? toKernelLayout(b, loc, v, true) : v; }
+  Value activationBack(Value v, mlir::RankedTensorType t) { return blocked ? fromKernelLayout(b, loc, v, t, true) : v; }
+  mlir::RankedTensorType perChannelType(mlir::RankedTensorType t) {
+    return blocked ? withDims(t, {t.getDimSize(0) / kChannelBlock, kChannelBlock}) : t;
+  }
+  Value perChannel(Value v) {
+    if (!v || !blocked) return v;
+    return b.create<mlir::tensor::ExpandShapeOp>(loc, perChannelType(ttype(v)), v,
+                                                 llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}});
+  }
+  Value perChannelBack(Value v, mlir::RankedTensorType t) {
+    if (!blocked) return v;
+    return b.create<mlir::tensor::CollapseShapeOp>(loc, t, v, llvm::ArrayRef<mlir::ReassociationIndices>{{0, 1}});
+  }
+};
+
 // The rng key (seed, step, rank) argument of the enclosing training function.
 mlir::FailureOr<llvm::SmallVector<Value>> rngKey(OpBuilder &b, Operation *op) {
   auto fn = op->getParentOfType<mlir::func::FuncOp>();
@@ -905,28 +945,33 @@ const llvm::StringMap<Lowering> &lowerings() {
     };
 
     // ---- normalisation ----
+    // A batch norm in nChw16c (dx.nchw16c) runs on the packed activations
+    // (ChannelView); its result is unpacked, for dx-propagate-layouts to
+    // cancel against the convolutions' packs around it.
     r["dx.batchnorm"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Value x = op->getOperand(0);
-      auto t = ttype(x);
       bool affine = numParams(op) == 4;
-      auto cm = selectMap(b.getContext(), t.getRank(), {1});
-      out.push_back(normalize(b, op->getLoc(), x, param(op, affine ? 2 : 0), param(op, affine ? 3 : 1),
-                              affine ? param(op, 0) : Value(), affine ? param(op, 1) : Value(), floatAttr(op, "eps"),
-                              cm, cm));
+      ChannelView v(b, op, x);
+      Value y = normalize(b, op->getLoc(), v.activation(x), v.perChannel(param(op, affine ? 2 : 0)),
+                          v.perChannel(param(op, affine ? 3 : 1)), affine ? v.perChannel(param(op, 0)) : Value(),
+                          affine ? v.perChannel(param(op, 1)) : Value(), floatAttr(op, "eps"), v.channel, v.channel);
+      out.push_back(v.activationBack(y, rtype(op)));
       return mlir::success();
     };
     r["dx.batchnorm_train"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       auto bn = mlir::cast<ir::BatchnormTrainOp>(op);
       Location loc = op->getLoc();
-      Value x = bn.getX();
-      auto t = ttype(x);
-      auto cm = selectMap(b.getContext(), t.getRank(), {1});
-      auto [mean, var] = batchMoments(b, loc, x, allDimsBut(t.getRank(), {1}), ttype(bn.getMean()), cm);
+      ChannelView v(b, op, bn.getX());
+      Value x = v.activation(bn.getX());
+      auto statType = ttype(bn.getMean());
+      auto [mean, var] = batchMoments(b, loc, x, v.statDims, v.perChannelType(statType), v.channel);
       bool affine = !bn.getAffine().empty();
-      out.push_back(normalize(b, loc, x, mean, var, affine ? bn.getAffine()[0] : Value(),
-                              affine ? bn.getAffine()[1] : Value(), bn.getEps().convertToDouble(), cm, cm));
-      out.push_back(mean);
-      out.push_back(var);
+      Value y = normalize(b, loc, x, mean, var, affine ? v.perChannel(bn.getAffine()[0]) : Value(),
+                          affine ? v.perChannel(bn.getAffine()[1]) : Value(), bn.getEps().convertToDouble(), v.channel,
+                          v.channel);
+      out.push_back(v.activationBack(y, rtype(op)));
+      out.push_back(v.perChannelBack(mean, statType));
+      out.push_back(v.perChannelBack(var, statType));
       return mlir::success();
     };
     r["dx.running_stats"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
@@ -968,12 +1013,12 @@ const llvm::StringMap<Lowering> &lowerings() {
       mlir::MLIRContext *ctx = b.getContext();
       double eps = ng.getEps().convertToDouble();
       if (ng.getKind() == "batchnorm") {
-        auto red = allDimsBut(R, {1});
-        auto cm = selectMap(ctx, R, {1});
-        auto ct = ttype(ng.getDgamma());
-        auto [dx, dg, db] = normGrad(b, loc, ng.getDy(), x, ng.getGamma(), eps, red, ct, cm, red, ct, cm,
+        ChannelView v(b, op, x);
+        auto ct = ttype(ng.getDgamma()), vt = v.perChannelType(ct);
+        auto [dx, dg, db] = normGrad(b, loc, v.activation(ng.getDy()), v.activation(x), v.perChannel(ng.getGamma()),
+                                     eps, v.statDims, vt, v.channel, v.statDims, vt, v.channel,
                                      /*batchStatistics=*/true);
-        out.append({dx, dg, db});
+        out.append({v.activationBack(dx, t), v.perChannelBack(dg, ct), v.perChannelBack(db, ct)});
       } else {
         int64_t k = ng.getDims();
         auto statDims = range(R - k, R), lead = range(0, R - k);
@@ -1283,16 +1328,18 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
   // same-shape elementwise ops (a bias-free relu, a relu gradient, an add of
   // two branches), by a 2-D pooling (its input and output, its gradient's
   // dy, x and dx: the _nchw16c pooling kernels take all of them in one
-  // layout) or by a concat or slice along the channels in whole blocks of
-  // 16 form a group, and a group is kept in nChw16c when it connects
-  // at least two convolution activations (it then saves libdxrt's reorders
-  // between them) and nothing else reads or makes any of its tensors (a
-  // batch norm, a reshape, a dropout, the function's arguments and results
-  // would need NCHW: a conversion, or both layouts at once). Only a channel
-  // count that is a multiple of 16 can be blocked. Bias gradients (a sum
-  // per channel) read either layout. The decision goes on the convolutions
-  // as dx.nchw16c_in0 / _in1 / _out (layoutOf), and on the poolings,
-  // concats and slices as dx.nchw16c (callPool, their lowerings).
+  // layout), by a 2-D batch norm (its x and y, its gradient's dy, x and dx)
+  // or by a concat or slice along the channels in whole blocks of 16 form a
+  // group, and a group is kept in nChw16c when it connects at least two
+  // convolution activations (it then saves libdxrt's reorders between them)
+  // and nothing else reads or makes any of its tensors (a reshape, a
+  // dropout, the function's arguments and results would need NCHW: a
+  // conversion, or both layouts at once). Only a channel count that is a
+  // multiple of 16 can be blocked. Bias gradients (a sum per channel) read
+  // either layout, a batch norm's running statistics only the shape. The
+  // decision goes on the convolutions as dx.nchw16c_in0 / _in1 / _out
+  // (layoutOf), and on the poolings, batch norms, concats and slices as
+  // dx.nchw16c (callPool, ChannelView, their lowerings).
   void planNchw16c() {
     (void)lowerings(); // fills elementwiseOps()
     llvm::DenseMap<Value, Value> parent;
@@ -1338,30 +1385,50 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       auto out = mlir::dyn_cast<mlir::RankedTensorType>(op->getResult(0).getType());
       return out && out.hasStaticShape() && !in.isDynamicDim(1) && out.getNumElements() == in.getDimSize(1);
     };
-    // An op whose activations all share one layout in its lowering: a 2-D
-    // pooling or its gradient (the _nchw16c kernels), a concat or slice
-    // along the channels in whole blocks of 16 (insert or extract slices of
-    // the packed tensors). Every operand and the result.
+    // The activations of an op whose lowering keeps them all in one layout:
+    // a 2-D pooling or its gradient (the _nchw16c kernels), a concat or
+    // slice along the channels in whole blocks of 16 (insert or extract
+    // slices of the packed tensors), a 2-D batch norm, its training form or
+    // its gradient (ChannelView: generics on the packed tensors). Empty for
+    // any other op.
     auto blocks = [&](Value v) {
       auto t = ttype(v);
       return !t.isDynamicDim(1) && t.getDimSize(1) % kChannelBlock == 0;
     };
-    auto pooling = [&](Operation *op) {
+    auto sameLayout = [&](Operation *op) -> llvm::SmallVector<Value> {
       llvm::StringRef name = op->getName().getStringRef();
+      llvm::SmallVector<Value> v;
+      if (name == "dx.batchnorm" || name == "dx.batchnorm_train" ||
+          (name == "dx.norm_grad" && mlir::cast<ir::NormGradOp>(op).getKind() == "batchnorm")) {
+        for (Value o : op->getOperands())
+          if (act(o)) v.push_back(o);
+        if (act(op->getResult(0))) v.push_back(op->getResult(0));
+        if (v.size() < 2) v.clear(); // a batch norm of [N, C] or [N, C, D, H, W]
+        return v;
+      }
       if (op->getNumResults() != 1 || !act(op->getResult(0)) ||
-          !llvm::all_of(op->getOperands(), [&](Value v) { return act(v); }))
-        return false;
-      if (name == "dx.maxpool" || name == "dx.avgpool" || name == "dx.pool_grad") return true;
+          !llvm::all_of(op->getOperands(), [&](Value o) { return act(o); }))
+        return v;
+      bool joins = name == "dx.maxpool" || name == "dx.avgpool" || name == "dx.pool_grad";
       if (name == "dx.concat")
-        return intAttr(op, "axis") == 1 && llvm::all_of(op->getOperands(), blocks) && blocks(op->getResult(0));
+        joins = intAttr(op, "axis") == 1 && llvm::all_of(op->getOperands(), blocks) && blocks(op->getResult(0));
       if (name == "dx.slice")
-        return intAttr(op, "axis") == 1 && intAttr(op, "offset") % kChannelBlock == 0 && blocks(op->getOperand(0)) &&
-               blocks(op->getResult(0));
-      return false;
+        joins = intAttr(op, "axis") == 1 && intAttr(op, "offset") % kChannelBlock == 0 && blocks(op->getOperand(0)) &&
+                blocks(op->getResult(0));
+      if (joins) {
+        v.append(op->operand_begin(), op->operand_end());
+        v.push_back(op->getResult(0));
+      }
+      return v;
     };
+    // Ops that read an activation for its shape only: a batch norm's
+    // running statistics (the count of elements per channel).
+    auto shapeOnly = [](Operation *op) { return op->getName().getStringRef() == "dx.running_stats"; };
     getOperation().walk([&](Operation *op) {
-      if (transparent(op) || pooling(op))
+      if (transparent(op))
         for (Value o : op->getOperands()) unite(o, op->getResult(0));
+      llvm::SmallVector<Value> joined = sameLayout(op);
+      for (Value v : joined) unite(v, joined.front());
     });
     llvm::DenseMap<Value, int> convs, others;
     getOperation().walk([&](Operation *op) {
@@ -1370,7 +1437,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
         for (auto &[role, v] : r) ++convs[find(v)];
         return;
       }
-      if (transparent(op) || perChannelSum(op) || pooling(op)) return;
+      if (transparent(op) || perChannelSum(op) || shapeOnly(op) || !sameLayout(op).empty()) return;
       for (Value v : op->getOperands())
         if (act(v)) ++others[find(v)];
       for (Value v : op->getResults())
@@ -1389,7 +1456,8 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     getOperation().walk([&](Operation *op) {
       for (auto &[role, v] : roles(op))
         if (blocked(v)) op->setAttr(("dx.nchw16c_" + role).str(), mlir::UnitAttr::get(op->getContext()));
-      if (pooling(op) && blocked(op->getResult(0))) op->setAttr("dx.nchw16c", mlir::UnitAttr::get(op->getContext()));
+      if (auto v = sameLayout(op); !v.empty() && blocked(v.front()))
+        op->setAttr("dx.nchw16c", mlir::UnitAttr::get(op->getContext()));
     });
   }
 

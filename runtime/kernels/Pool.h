@@ -32,7 +32,8 @@ bool pool3d_2x2x2_max_grad(const char *path, int64_t planes, int64_t d, int64_t 
                            const float *dy, float *dx);
 
 // The nChw16c pooling loops (PoolNchw16c.cpp), implementation `path`
-// ("avx512f" where the CPU has it, or "scalar"), over `blocks` = N*C/16
+// ("avx512f" or "avx2" where the CPU has it, or "scalar"; the kernels run
+// the first of these the CPU has), over `blocks` = N*C/16
 // planes of [h, w, 16]: the forward (x -> y) or the gradient (x, dy -> dx),
 // g the geometry of one plane. Returns false for a path it cannot run.
 bool pool_nchw16c_run(const char *path, bool grad, int64_t kind, const PoolGeometry &g, int64_t blocks,

@@ -4,7 +4,7 @@
 // common case), overlap (3x3 stride 2 pad 1; stride 1), leave a row and a
 // column out or gaps between them, or lie partly in the padding; on data
 // with ties and NaNs.
-// Both implementations (AVX-512, lane by lane) must give the NCHW kernels'
+// Every implementation (AVX-512, AVX2, lane by lane) must give the NCHW kernels'
 // values (a zero may differ in sign: the NCHW 2x2 loops store where these
 // add to +0); and [N, C, H, W, 1] activations run the NCHW kernels.
 #include "dxrt/kernels.h"
@@ -74,6 +74,12 @@ void expect_same(const std::vector<float> &got, const std::vector<float> &want, 
   EXPECT_EQ(bad, 0) << what;
 }
 
+bool cpu_has(const char *path) {
+  if (std::string(path) == "avx512f") return __builtin_cpu_supports("avx512f");
+  if (std::string(path) == "avx2") return __builtin_cpu_supports("avx2");
+  return true;
+}
+
 class PoolNchw16c : public ::testing::TestWithParam<std::tuple<Geometry, int64_t, bool>> {};
 
 TEST_P(PoolNchw16c, EqualsTheNchwKernels) {
@@ -100,10 +106,11 @@ TEST_P(PoolNchw16c, EqualsTheNchwKernels) {
 
   // Each implementation by name.
   dxrt::PoolGeometry pg{1, g.h, g.w, ho, wo, g.k, g.k, g.s, g.s, g.pt, g.pl};
-  for (const char *path : {"avx512f", "scalar"}) {
+  for (const char *path : {"avx512f", "avx2", "scalar"}) {
     std::vector<float> py(y.size(), 55.0f), pdx(x.size(), 55.0f);
     if (!dxrt::pool_nchw16c_run(path, false, kind, pg, g.n * cb, xb.data(), nullptr, py.data())) {
-      EXPECT_STREQ(path, "avx512f") << "the scalar path always runs";
+      EXPECT_STRNE(path, "scalar") << "the scalar path always runs";
+      EXPECT_FALSE(cpu_has(path)) << path << " refused on a CPU that has it";
       continue;
     }
     ASSERT_TRUE(dxrt::pool_nchw16c_run(path, true, kind, pg, g.n * cb, xb.data(), dyb.data(), pdx.data()));

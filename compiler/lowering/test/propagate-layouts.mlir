@@ -136,3 +136,54 @@ func.func @residual_add(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w
   %4 = dx.conv2d %3 params(%w3) {bias = false, dilation = array<i64: 1, 1>, filters = 4 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<4x32x3x3xf32>) -> tensor<?x4x8x8xf32>
   return %4 : tensor<?x4x8x8xf32>
 }
+
+// -----
+
+// A batch norm between convolutions (conv -> batch norm -> relu -> conv)
+// joins the group: its statistics are sums over N, H and W of the packed
+// tensor into [2, 16] (one vector of 16 channels per block), its
+// normalisation and the relu run on the packed tensor, and the running
+// statistics take only the count from x. The mean and variance go back
+// to [32] for dx.running_stats.
+// CHECK-LABEL: func.func @batchnorm_between(
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK-NOT: tensor.pack
+// CHECK-NOT: dxrt_nchw
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>)
+// CHECK: arith.maximumf
+// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK-NOT: tensor.unpack
+// CHECK-NOT: dxrt_nchw
+// CHECK: return
+func.func @batchnorm_between(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>, %g: tensor<32xf32>, %b: tensor<32xf32>, %rm: tensor<32xf32>, %rv: tensor<32xf32>, %w2: tensor<4x32x3x3xf32>) -> (tensor<?x4x8x8xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<32x3x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %y, %mean, %var = dx.batchnorm_train %0 affine(%g, %b) {eps = 1.000000e-05 : f64} : (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>) -> (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>)
+  %nm, %nv = dx.running_stats %rm, %rv, %mean, %var, %0 {momentum = 1.000000e-01 : f64} : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<?x32x8x8xf32>) -> (tensor<32xf32>, tensor<32xf32>)
+  %1 = dx.relu %y : (tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+  %2 = dx.conv2d %1 params(%w2) {bias = false, dilation = array<i64: 1, 1>, filters = 4 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<4x32x3x3xf32>) -> tensor<?x4x8x8xf32>
+  return %2, %nm, %nv : tensor<?x4x8x8xf32>, tensor<32xf32>, tensor<32xf32>
+}
+
+// -----
+
+// The gradient: dy comes from a convolution's input gradient, dx goes to
+// another's, and the batch norm's backward pass (its sums of dy and
+// dy * xhat per channel, then dx) runs on the packed tensors between them.
+// CHECK-LABEL: func.func @batchnorm_grad_between(
+// CHECK: call @dxrt_conv2d_grad_input_nchw16c(
+// CHECK-NOT: tensor.unpack
+// CHECK-NOT: dxrt_nchw
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK-NOT: tensor.pack
+// CHECK: call @dxrt_conv2d_grad_input_nchw16c(
+// CHECK-NOT: dxrt_nchw
+// CHECK: return
+func.func @batchnorm_grad_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %g: tensor<32xf32>, %w2: tensor<32x32x3x3xf32>, %dz: tensor<?x32x8x8xf32>) -> (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %dy = dx.conv2d_grad_input %dz, %w2 {dilation = array<i64: 1, 1>, groups = 1 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %dx, %dgamma, %dbeta = dx.norm_grad "batchnorm" %dy, %0 gamma(%g) {dims = 1 : i64, eps = 1.000000e-05 : f64} : (tensor<?x32x8x8xf32>, tensor<?x32x8x8xf32>, tensor<32xf32>) -> (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>)
+  %1 = dx.conv2d_grad_input %dx, %w1 {dilation = array<i64: 1, 1>, groups = 1 : i64, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  return %1, %dgamma, %dbeta : tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>
+}
