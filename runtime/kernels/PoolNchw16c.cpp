@@ -14,8 +14,8 @@
 //        the plane, times 1/(kh*kw) (count_include_pad); the gradient adds
 //        dy * 1/(kh*kw) to every element of the window, in (oh, ow) order.
 // runtime/test/pool_nchw16c_test.cpp checks them against the NCHW kernels.
-// AVX-512 where the CPU has it, else AVX2 (the same loops on GCC's generic
-// vectors), else the same rule lane by lane.
+// AVX-512 where the CPU has it, else AVX2 (the same loops on two 8-float
+// vectors per pixel), else the same rule lane by lane.
 #include "dxrt/kernels.h"
 #include "kernels/Nchw16c.h"
 #include "kernels/Pool.h"
@@ -327,11 +327,11 @@ bool have_avx512() {
 // masks of 64 bytes, keeping them for two later passes as the AVX-512 loop
 // does ran 1.3-1.5x slower). The AVX-512 loops stay as measured on AVX-512
 // hardware; one set of loops over a pixel type for both wants that
-// hardware to measure it. Masks are vectors of all-ones or zero lanes. (oneDNN computes in nChw8c
-// there, so the convolutions reorder nChw16c inside their calls; the
-// poolings between them must not fall back to the lane-by-lane loops,
-// which ran 10-15 times slower than the NCHW kernels: [64, 16, 64, 64]
-// max, forward 20 ms against 1.1.)
+// hardware to measure it. Masks are vectors of all-ones or zero lanes.
+// (oneDNN computes in nChw8c there, so the convolutions reorder nChw16c
+// inside their calls; the poolings between them must not fall back to the
+// lane-by-lane loops, which ran 10-15 times slower than the NCHW kernels:
+// [64, 16, 64, 64] max, forward 20 ms against 1.1.)
 #define DXRT_AVX2 __attribute__((target("avx2")))
 #define DXRT_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
 struct Avx2 {
@@ -407,8 +407,7 @@ DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y)
 }
 
 template <int64_t Kind>
-DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float *dy,
-                                                    float *dx) {
+DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
   using V = Avx2;
   using P = typename V::P;
   using M = typename V::M;
@@ -474,8 +473,7 @@ DXRT_AVX2 void forward_avx2(const PoolGeometry &g, const float *x, float *y) {
 }
 
 template <int64_t Kind>
-DXRT_AVX2 void grad_disjoint_avx2(const PoolGeometry &g, const float *x, const float *dy,
-                                                         float *dx) {
+DXRT_AVX2 void grad_disjoint_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
   using V = Avx2;
   using P = typename V::P;
   using M = typename V::M;
