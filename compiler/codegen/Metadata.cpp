@@ -34,11 +34,15 @@ llvm::json::Array strings(const std::vector<std::string> &v) {
 
 } // namespace
 
-void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceManager &sm, const std::string &target) {
+void annotateModule(mlir::ModuleOp module, const Program &prog, const SourceManager &sm, const std::string &target,
+                    const std::string &convLayout) {
   mlir::Builder b(module.getContext());
   llvm::json::Object meta;
   meta["format"] = 2;
   meta["target"] = target;
+  // Not part of a checkpoint's model hash (runtime metadata_hash): the
+  // weights are OIHW in every layout.
+  if (!convLayout.empty()) meta["conv_layout"] = convLayout;
   meta["source"] = sm.path(prog.module.main->fileId);
   if (!prog.models.empty() && prog.train) {
     const CheckedModel &m = prog.models.front();

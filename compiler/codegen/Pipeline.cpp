@@ -147,6 +147,20 @@ static int64_t vectorBits(const CodegenOptions &opts) {
   return 128;
 }
 
+// The channel block of 2-D convolution activations (CodegenOptions::
+// channelBlock): as given, or for auto the block oneDNN's convolutions
+// compute in on the machine the program will run on: 16 (its AVX-512
+// kernels) where --cpu has AVX-512, else, as --cpu names no such machine
+// (the default x86-64-v3 runs anywhere), where the machine running dxc has
+// it (programs mostly run where they are compiled, or on its twins), else 8
+// (its AVX2 kernels). Either block is correct on any machine; the other one
+// costs a reorder inside each convolution call (docs/codegen.md, section 4).
+static int64_t channelBlock(const CodegenOptions &opts) {
+  if (opts.channelBlock >= 0) return opts.channelBlock;
+  if (vectorBits(opts) == 512) return 16;
+  return llvm::sys::getHostCPUFeatures().lookup("avx512f") ? 16 : 8;
+}
+
 // dx-vectorize-cpu's non-temporal stores stay only where LLVM (its
 // alignment inference, from the workspace's assumed 64-byte alignment and
 // the index arithmetic) proved the address aligned to the register the
@@ -352,6 +366,14 @@ static mlir::LogicalResult runCudaPipeline(mlir::ModuleOp module, const CodegenO
   return emitHostCode(module, opts, text);
 }
 
+int64_t plannedChannelBlock(const CodegenOptions &opts) {
+  // Channel-blocked activations: the CPU's vector builds (not the sums in
+  // program order of --strict-fp and --emulate-gpu).
+  const bool vectorBuild = opts.target == Target::Cpu && opts.emulateGpu.empty() && !opts.strictFp &&
+                           opts.splitReductions < 0;
+  return vectorBuild ? channelBlock(opts) : 0;
+}
+
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR) {
   registerPipelinePasses();
   // dx -> dx with gradients -> exported ABI.
@@ -361,16 +383,14 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   // Exports, inlining, lowering to linalg on tensors, elementwise fusion.
   // dx-to-linalg runs before inlining: random ops read the training mode and the
   // rng key (seed, step, rank) from the function they are in, M_train_step.
-  // nChw16c activations: the CPU's vector builds (not the sums in program
-  // order of --strict-fp and --emulate-gpu).
-  const bool nchw16c = opts.nchw16c && opts.target == Target::Cpu && opts.emulateGpu.empty() && !opts.strictFp &&
-                       opts.splitReductions < 0;
-  const std::string layouts = nchw16c ? "dx-propagate-layouts, canonicalize, cse, " : "";
-  if (mlir::failed(runPasses(module, std::string("dx-build-abi, dx-to-linalg{nchw16c=") + (nchw16c ? "1" : "0") +
+  const int64_t block = plannedChannelBlock(opts);
+  const bool blocked = block != 0;
+  const std::string layouts = blocked ? "dx-propagate-layouts, canonicalize, cse, " : "";
+  if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg{channel-block=" + std::to_string(block) +
                                          "}, inline, symbol-dce, canonicalize, cse, " + layouts +
                                          "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
                                          "canonicalize, cse" +
-                                         (nchw16c ? ", dx-drop-unit-block-dims, canonicalize, cse" : ""))))
+                                         (blocked ? ", dx-drop-unit-block-dims, canonicalize, cse" : ""))))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);

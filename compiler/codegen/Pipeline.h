@@ -38,11 +38,14 @@ struct CodegenOptions {
   // streaming passes over a normalisation's tensor beat one pass per channel
   // tile (docs/codegen.md, section 5).
   bool fuseReductionLoops = false;
-  // Target::Cpu with vector code: 2-D convolutions with a multiple of 16
-  // channels keep their activations in nChw16c, and the code between them
-  // works on that layout (dx-to-linalg{nchw16c=1}, dx-propagate-layouts;
-  // docs/codegen.md). Off: NCHW everywhere (hidden dxc --conv-layout=nchw).
-  bool nchw16c = true;
+  // Target::Cpu with vector code: 2-D convolutions with a multiple of B
+  // channels keep their activations in blocks of B channels (nChw16c,
+  // nChw8c), and the code between them works on that layout
+  // (dx-to-linalg{channel-block=B}, dx-propagate-layouts; docs/codegen.md).
+  // B = 16 or 8; 0: NCHW everywhere; -1 (dxc --conv-layout=auto): the block
+  // oneDNN's convolutions compute in on the machine the program is for, 16
+  // where --cpu or the machine running dxc has AVX-512, else 8.
+  int64_t channelBlock = -1;
 };
 
 // The CUDA lowering after bufferization, up to gpu-module-to-binary{format=isa}
@@ -66,5 +69,11 @@ void registerCodegenDialects(mlir::DialectRegistry &registry);
 // Stage::Obj the object to opts.objectPath. Errors are reported through the context's diagnostics
 // (with .dx locations) and as a failure.
 mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opts, std::string *llvmIR);
+
+// The channel block runPipeline keeps 2-D convolution activations in
+// (CodegenOptions::channelBlock with auto resolved): 16 or 8, or 0 for NCHW
+// (CUDA, and the CPU builds whose sums run in program order: --strict-fp,
+// --emulate-gpu, --split-reductions).
+int64_t plannedChannelBlock(const CodegenOptions &opts);
 
 } // namespace dx

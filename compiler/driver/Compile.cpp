@@ -228,15 +228,13 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
     llvm::errs() << "dxc: internal error: MLIRGen produced an invalid dx module\n";
     return 1;
   }
-  annotateModule(*module, prog, sm, req.target);
-
   CodegenOptions opts;
   opts.cpu = req.cpu;
   opts.splitReductions = req.splitReductions;
   opts.emulateGpu = req.emulateGpu;
   opts.strictFp = req.strictFp;
   opts.fuseReductionLoops = req.fuseReductionLoops;
-  opts.nchw16c = req.nchw16c;
+  opts.channelBlock = req.channelBlock;
   if (cuda) {
     opts.target = Target::Cuda;
     if (!req.gpuArch.empty()) {
@@ -249,6 +247,12 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
           opts.gpuArchs.push_back(a.str());
     }
   }
+  std::string convLayout;
+  if (!cuda) {
+    const int64_t block = plannedChannelBlock(opts);
+    convLayout = block == 0 ? "nchw" : "nchw" + std::to_string(block) + "c";
+  }
+  annotateModule(*module, prog, sm, req.target, convLayout);
   const bool lib = req.emit == "lib";
   const std::string e = lib ? std::string("obj") : req.emit; // a library starts as the model's object
   opts.stopAfter = e == "dx" ? Stage::Dx : e == "dx-grad" ? Stage::DxGrad : e == "linalg" ? Stage::Linalg

@@ -19,7 +19,7 @@ struct CompileRequest {
   std::string emulateGpu;          // hidden --emulate-gpu=ORDER: CodegenOptions::emulateGpu
   bool strictFp = false;           // hidden --strict-fp: CodegenOptions::strictFp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops: CodegenOptions::fuseReductionLoops
-  bool nchw16c = true;             // hidden --conv-layout=nchw16c|nchw: CodegenOptions::nchw16c
+  int64_t channelBlock = -1;       // --conv-layout: CodegenOptions::channelBlock
 };
 
 // Everything after sema: MLIRGen, passes, object, link. Prints the requested

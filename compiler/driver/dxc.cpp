@@ -56,7 +56,7 @@ struct Options {
   std::string emulateGpu;         // hidden --emulate-gpu=ORDER
   bool strictFp = false;          // hidden --strict-fp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
-  std::string convLayout = "nchw16c"; // hidden --conv-layout=nchw16c|nchw
+  std::string convLayout = "auto"; // --conv-layout=auto|nchw16c|nchw8c|nchw
   bool verify = false;
   bool split = false;
   std::string precision; // --precision: overrides the train block's; empty: as written
@@ -141,7 +141,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.emulateGpu = o.emulateGpu;
     req.strictFp = o.strictFp;
     req.fuseReductionLoops = o.fuseReductionLoops;
-    req.nchw16c = o.convLayout == "nchw16c";
+    req.channelBlock = o.convLayout == "nchw16c" ? 16 : o.convLayout == "nchw8c" ? 8 : o.convLayout == "nchw" ? 0 : -1;
     return dx::compileProgram(*prog, sm, req);
   }
   return 0;
@@ -255,16 +255,18 @@ int main(int argc, char **argv) {
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
-  // Hidden, for measurements: nchw keeps 2-D convolutions' activations in NCHW
-  // (docs/codegen.md, section 4, "Convolution layouts").
-  compile->add_option("--conv-layout", o.convLayout, "")
+  // The layout of 2-D convolutions' activations (docs/codegen.md, section 4,
+  // "Convolution layouts"; docs/cli.md).
+  compile->add_option("--conv-layout", o.convLayout,
+                      "2-D convolution activations between convolutions: auto (default: nchw16c where --cpu or "
+                      "this machine has AVX-512, else nchw8c), nchw16c, nchw8c or nchw")
       ->check(CLI::Validator(
           [](std::string &v) {
-            bool known = v == "nchw16c" || v == "nchw";
-            return known ? std::string() : "--conv-layout=LAYOUT: LAYOUT is nchw16c or nchw, not '" + v + "'";
+            bool known = v == "auto" || v == "nchw16c" || v == "nchw8c" || v == "nchw";
+            return known ? std::string()
+                         : "--conv-layout=LAYOUT: LAYOUT is auto, nchw16c, nchw8c or nchw, not '" + v + "'";
           },
-          "LAYOUT"))
-      ->group("");
+          "LAYOUT"));
   compile->add_option("--gpu-arch", o.gpuArch, kGpuArchHelp)->check(checkGpuArchList);
 
   dx::report::ReportOptions ro;

@@ -189,62 +189,69 @@ llvm::SmallVector<Value> poolScalars(OpBuilder &b, Location loc, Operation *op, 
 std::string convKernel(Value operand, llvm::StringRef what) {
   return (ttype(operand).getRank() == 5 ? "dxrt_conv3d_" : "dxrt_conv2d_") + what.str();
 }
-constexpr int64_t kChannelBlock = 16;
 
-// [N, C, H, W] as an nChw16c kernel's activation: [N, C/16, H, W, 16], or
-// [N, C, H, W, 1] in NCHW.
-mlir::RankedTensorType kernelLayoutType(mlir::RankedTensorType t, bool blocked) {
-  const int64_t block = blocked ? kChannelBlock : 1;
+// The channel block planBlockedLayout chose for an op's activations: the
+// value of its attribute `attr` (dx.blocked, dx.blocked_in0, ...), 16 or 8;
+// 1 (NCHW) without one.
+int64_t blockOf(Operation *op, llvm::StringRef attr = "dx.blocked") {
+  auto a = op->getAttrOfType<mlir::IntegerAttr>(attr);
+  return a ? a.getInt() : 1;
+}
+
+// [N, C, H, W] as a _blocked kernel's activation: [N, C/B, H, W, B] for a
+// channel block B of 16 or 8 (nChw16c, nChw8c), or [N, C, H, W, 1] in NCHW
+// (block 1).
+mlir::RankedTensorType kernelLayoutType(mlir::RankedTensorType t, int64_t block) {
   return mlir::RankedTensorType::get(
       {t.getDimSize(0), t.getDimSize(1) / block, t.getDimSize(2), t.getDimSize(3), block}, t.getElementType());
 }
 
-// An NCHW activation as the nChw16c kernels take it: packed to nChw16c,
-// [N, C/16, H, W, 16], or (`blocked` false) reshaped to [N, C, H, W, 1].
-Value toKernelLayout(OpBuilder &b, Location loc, Value v, bool blocked) {
-  if (!blocked)
-    return b.create<mlir::tensor::ExpandShapeOp>(loc, kernelLayoutType(ttype(v), false), v,
+// An NCHW activation as the _blocked kernels take it: packed in blocks of
+// `block` channels, [N, C/B, H, W, B], or (block 1) reshaped to
+// [N, C, H, W, 1].
+Value toKernelLayout(OpBuilder &b, Location loc, Value v, int64_t block) {
+  if (block == 1)
+    return b.create<mlir::tensor::ExpandShapeOp>(loc, kernelLayoutType(ttype(v), 1), v,
                                                  llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
         .getResult();
-  llvm::SmallVector<mlir::OpFoldResult> tiles = {b.getIndexAttr(kChannelBlock)};
+  llvm::SmallVector<mlir::OpFoldResult> tiles = {b.getIndexAttr(block)};
   Value dest = mlir::tensor::PackOp::createDestinationTensor(b, loc, v, tiles, {1}, {});
   return b.create<mlir::tensor::PackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1}, tiles).getResult();
 }
 // The inverse: a kernel's result in that layout back to NCHW `type`.
-Value fromKernelLayout(OpBuilder &b, Location loc, Value v, mlir::RankedTensorType type, bool blocked) {
-  if (!blocked)
+Value fromKernelLayout(OpBuilder &b, Location loc, Value v, mlir::RankedTensorType type, int64_t block) {
+  if (block == 1)
     return b.create<mlir::tensor::CollapseShapeOp>(loc, type, v,
                                                    llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
         .getResult();
   Value dest = emptyTensor(b, loc, type, {v});
   return b.create<mlir::tensor::UnPackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1},
-                                          llvm::ArrayRef<mlir::OpFoldResult>{b.getIndexAttr(kChannelBlock)})
+                                          llvm::ArrayRef<mlir::OpFoldResult>{b.getIndexAttr(block)})
       .getResult();
 }
 
-// What dx-to-linalg{nchw16c=1} decided for each activation of a
-// convolution (planNchw16c): the attribute dx.nchw16c_ROLE, ROLE = in0, in1
-// (its first two operands) or out (its result). -1 marks a weight.
+// What dx-to-linalg{channel-block=B} decided for each activation of a
+// convolution (planBlockedLayout): the attribute dx.blocked_ROLE = B, ROLE =
+// in0, in1 (its first two operands) or out (its result); its channel block,
+// 1 for NCHW. -1 marks a weight.
 constexpr int kWeight = -1;
-int layoutOf(Operation *op, llvm::StringRef role) {
-  return op->hasAttr(("dx.nchw16c_" + role).str()) ? 1 : 0;
-}
+int layoutOf(Operation *op, llvm::StringRef role) { return int(blockOf(op, ("dx.blocked_" + role).str())); }
 
 // Calls the 2-D or 3-D convolution kernel `what` (convKernel) on `inputs`
 // for `results`; `layout` says for each input, then each result, whether
-// it is a weight (kWeight), an NCHW activation (0) or one to keep in
-// nChw16c (1). With any of the latter (2-D only), the call goes to the
-// kernel's _nchw16c twin, with those activations packed to nChw16c (the
-// others as [N, C, H, W, 1]) and its results unpacked: dx-propagate-layouts
-// then moves the packs and unpacks through the elementwise code between
-// convolutions until they meet and cancel.
+// it is a weight (kWeight), an NCHW activation (1) or one to keep in blocks
+// of 16 or 8 channels (the block). With any of the latter (2-D only), the
+// call goes to the kernel's _blocked twin, with those activations packed
+// (the others as [N, C, H, W, 1]) and its results unpacked:
+// dx-propagate-layouts then moves the packs and unpacks through the
+// elementwise code between convolutions until they meet and cancel.
 llvm::SmallVector<Value> callConv(OpBuilder &b, Operation *op, llvm::StringRef what, mlir::ValueRange inputs,
                                   llvm::ArrayRef<mlir::RankedTensorType> results, llvm::ArrayRef<int> layout,
                                   mlir::ValueRange sizeSources) {
   Location loc = op->getLoc();
   const std::string kernel = convKernel(inputs[0], what);
   llvm::SmallVector<Value> scalars = convScalars(b, loc, op);
-  if (!llvm::is_contained(layout, 1) || ttype(inputs[0]).getRank() != 4)
+  if (llvm::none_of(layout, [](int l) { return l > 1; }) || ttype(inputs[0]).getRank() != 4)
     return callKernel(b, loc, kernel, inputs, results, scalars, sizeSources);
   llvm::SmallVector<Value> args;
   for (auto [i, v] : llvm::enumerate(inputs)) args.push_back(layout[i] == kWeight ? v : toKernelLayout(b, loc, v, layout[i]));
@@ -253,7 +260,7 @@ llvm::SmallVector<Value> callConv(OpBuilder &b, Operation *op, llvm::StringRef w
     const int l = layout[inputs.size() + i];
     outTypes.push_back(l == kWeight ? t : kernelLayoutType(t, l));
   }
-  llvm::SmallVector<Value> out = callKernel(b, loc, kernel + "_nchw16c", args, outTypes, scalars, args);
+  llvm::SmallVector<Value> out = callKernel(b, loc, kernel + "_blocked", args, outTypes, scalars, args);
   for (auto [i, t] : llvm::enumerate(results))
     if (const int l = layout[inputs.size() + i]; l != kWeight) out[i] = fromKernelLayout(b, loc, out[i], t, l);
   return out;
@@ -264,49 +271,52 @@ std::string poolKernel(Value operand, llvm::StringRef what) {
 }
 
 // Calls the pooling kernel `what` (poolKernel) on `inputs` for `result`. A
-// 2-D pooling that planNchw16c keeps in nChw16c (dx.nchw16c: all of its
-// activations are) calls the kernel's _nchw16c twin on packed activations
-// and unpacks its result, as callConv does; dx-propagate-layouts then
-// cancels the packs against the convolutions' unpacks around it.
+// 2-D pooling that planBlockedLayout keeps channel-blocked (dx.blocked: all
+// of its activations are) calls the kernel's _blocked twin on packed
+// activations and unpacks its result, as callConv does;
+// dx-propagate-layouts then cancels the packs against the convolutions'
+// unpacks around it.
 Value callPool(OpBuilder &b, Operation *op, llvm::StringRef what, mlir::ValueRange inputs,
                mlir::RankedTensorType result, llvm::ArrayRef<Value> scalars) {
   Location loc = op->getLoc();
   const std::string kernel = poolKernel(inputs[0], what);
-  if (!op->hasAttr("dx.nchw16c")) return callKernel(b, loc, kernel, inputs, result, scalars, {inputs[0]});
+  const int64_t block = blockOf(op);
+  if (block == 1) return callKernel(b, loc, kernel, inputs, result, scalars, {inputs[0]});
   llvm::SmallVector<Value> args;
-  for (Value v : inputs) args.push_back(toKernelLayout(b, loc, v, true));
-  Value out = callKernel(b, loc, kernel + "_nchw16c", args, kernelLayoutType(result, true), scalars, {args[0]});
-  return fromKernelLayout(b, loc, out, result, true);
+  for (Value v : inputs) args.push_back(toKernelLayout(b, loc, v, block));
+  Value out = callKernel(b, loc, kernel + "_blocked", args, kernelLayoutType(result, block), scalars, {args[0]});
+  return fromKernelLayout(b, loc, out, result, block);
 }
 
 // The tensors a batch norm's lowering computes on. In NCHW (any rank):
 // activations as they are, per-channel tensors [C] read through
 // (n, c, ...) -> (c), statistics over every dim but 1. For a 2-D batch norm
-// that planNchw16c keeps in nChw16c (dx.nchw16c): activations packed,
-// [N, C/16, H, W, 16], per-channel tensors [C/16, 16] (an expand_shape of
-// [C]) read through (n, cb, h, w, c) -> (cb, c), statistics over N, H and
-// W. The innermost dim is then 16 channels: dx-vectorize-cpu sums a vector
-// of 16 channels over rows of H*W*16 contiguous floats, each lane in the
+// that planBlockedLayout keeps in blocks of B channels (dx.blocked = B):
+// activations packed, [N, C/B, H, W, B], per-channel tensors [C/B, B] (an
+// expand_shape of [C]) read through (n, cb, h, w, c) -> (cb, c), statistics
+// over N, H and W. The innermost dim is then B channels: dx-vectorize-cpu
+// sums a vector of B channels over rows of H*W*B contiguous floats, each lane in the
 // order n, h, w (in NCHW it keeps partial sums along H*W, so the two
 // layouts round the statistics differently).
 struct ChannelView {
   OpBuilder &b;
   Location loc;
+  int64_t block;             // the channel block, 1 in NCHW
   bool blocked;
   int64_t rank;              // of the computation: 4 or 5 when blocked
   mlir::AffineMap channel;   // an activation's index -> its channel's
   llvm::SmallVector<int64_t> statDims;
 
   ChannelView(OpBuilder &b, Operation *op, Value x)
-      : b(b), loc(op->getLoc()), blocked(op->hasAttr("dx.nchw16c")),
+      : b(b), loc(op->getLoc()), block(blockOf(op)), blocked(block > 1),
         rank(ttype(x).getRank() + (blocked ? 1 : 0)),
         channel(blocked ? selectMap(b.getContext(), rank, {1, 4}) : selectMap(b.getContext(), rank, {1})),
         statDims(blocked ? llvm::SmallVector<int64_t>{0, 2, 3} : allDimsBut(rank, {1})) {}
 
-  Value activation(Value v) { return blocked ? toKernelLayout(b, loc, v, true) : v; }
-  Value activationBack(Value v, mlir::RankedTensorType t) { return blocked ? fromKernelLayout(b, loc, v, t, true) : v; }
+  Value activation(Value v) { return blocked ? toKernelLayout(b, loc, v, block) : v; }
+  Value activationBack(Value v, mlir::RankedTensorType t) { return blocked ? fromKernelLayout(b, loc, v, t, block) : v; }
   mlir::RankedTensorType perChannelType(mlir::RankedTensorType t) {
-    return blocked ? withDims(t, {t.getDimSize(0) / kChannelBlock, kChannelBlock}) : t;
+    return blocked ? withDims(t, {t.getDimSize(0) / block, block}) : t;
   }
   Value perChannel(Value v) {
     if (!v || !blocked) return v;
@@ -753,17 +763,18 @@ const llvm::StringMap<Lowering> &lowerings() {
         out.push_back(reshapeTo(b, op->getLoc(), op->getOperand(0), rtype(op)));
         return mlir::success();
       };
-    // A concat (or slice) along the channels that planNchw16c keeps in
-    // nChw16c (dx.nchw16c) works on the packed tensors, [N, C/16, H, W, 16],
+    // A concat (or slice) along the channels that planBlockedLayout keeps
+    // channel-blocked (dx.blocked = B) works on the packed tensors, [N, C/B, H, W, B],
     // along their channel-block dim: its operands packed, its result
     // unpacked, for dx-propagate-layouts to cancel against the neighbours.
     r["dx.concat"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
       int64_t axis = intAttr(op, "axis");
-      const bool blocked = op->hasAttr("dx.nchw16c");
+      const int64_t block = blockOf(op);
+      const bool blocked = block > 1;
       llvm::SmallVector<Value> ins;
-      for (Value in : op->getOperands()) ins.push_back(blocked ? toKernelLayout(b, loc, in, true) : in);
-      Value acc = emptyTensor(b, loc, blocked ? kernelLayoutType(rtype(op), true) : rtype(op), ins);
+      for (Value in : op->getOperands()) ins.push_back(blocked ? toKernelLayout(b, loc, in, block) : in);
+      Value acc = emptyTensor(b, loc, blocked ? kernelLayoutType(rtype(op), block) : rtype(op), ins);
       int64_t offset = 0;
       for (Value in : ins) {
         auto t = ttype(in);
@@ -772,15 +783,15 @@ const llvm::StringMap<Lowering> &lowerings() {
         acc = b.create<mlir::tensor::InsertSliceOp>(loc, in, acc, offs, mlir::tensor::getMixedSizes(b, loc, in), strides);
         offset += t.getDimSize(axis);
       }
-      out.push_back(blocked ? fromKernelLayout(b, loc, acc, rtype(op), true) : acc);
+      out.push_back(blocked ? fromKernelLayout(b, loc, acc, rtype(op), block) : acc);
       return mlir::success();
     };
     r["dx.slice"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
       Location loc = op->getLoc();
-      const bool blocked = op->hasAttr("dx.nchw16c");
-      const int64_t block = blocked ? kChannelBlock : 1, axis = intAttr(op, "axis");
-      Value x = blocked ? toKernelLayout(b, loc, op->getOperand(0), true) : op->getOperand(0);
-      auto t = blocked ? kernelLayoutType(rtype(op), true) : rtype(op);
+      const int64_t block = blockOf(op), axis = intAttr(op, "axis");
+      const bool blocked = block > 1;
+      Value x = blocked ? toKernelLayout(b, loc, op->getOperand(0), block) : op->getOperand(0);
+      auto t = blocked ? kernelLayoutType(rtype(op), block) : rtype(op);
       llvm::SmallVector<mlir::OpFoldResult> offs(t.getRank(), b.getIndexAttr(0)), strides(t.getRank(), b.getIndexAttr(1));
       offs[axis] = b.getIndexAttr(intAttr(op, "offset") / block);
       llvm::SmallVector<mlir::OpFoldResult> sizes = mlir::tensor::getMixedSizes(b, loc, x);
@@ -789,7 +800,7 @@ const llvm::StringMap<Lowering> &lowerings() {
       // A copy: the slice is a strided view of x, and the kernels (GEMM, conv)
       // that may consume it take contiguous arrays only.
       Value copy = b.create<mlir::linalg::CopyOp>(loc, slice, emptyTensor(b, loc, t, {slice})).getResult(0);
-      out.push_back(blocked ? fromKernelLayout(b, loc, copy, rtype(op), true) : copy);
+      out.push_back(blocked ? fromKernelLayout(b, loc, copy, rtype(op), block) : copy);
       return mlir::success();
     };
 
@@ -945,7 +956,7 @@ const llvm::StringMap<Lowering> &lowerings() {
     };
 
     // ---- normalisation ----
-    // A batch norm in nChw16c (dx.nchw16c) runs on the packed activations
+    // A channel-blocked batch norm (dx.blocked) runs on the packed activations
     // (ChannelView); its result is unpacked, for dx-propagate-layouts to
     // cancel against the convolutions' packs around it.
     r["dx.batchnorm"] = [](OpBuilder &b, Operation *op, llvm::SmallVectorImpl<Value> &out) {
@@ -1311,36 +1322,43 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     }
   }
 
-  Option<bool> nchw16c{*this, "nchw16c",
-                       llvm::cl::desc("Call the nChw16c twins of 2-D convolution kernels on packed activations "
-                                      "(CPU; see callConv)"),
-                       llvm::cl::init(false)};
+  Option<int64_t> channelBlock{
+      *this, "channel-block",
+      llvm::cl::desc("Keep 2-D convolution activations in blocks of this many channels between convolutions and "
+                     "call the kernels' _blocked twins on them: 16 (nChw16c), 8 (nChw8c), or 0 (NCHW; CPU; see "
+                     "planBlockedLayout)"),
+      llvm::cl::init(0)};
 
   LowerDxPass() = default;
   LowerDxPass(const LowerDxPass &other) : PassWrapper(other) {}
 
   void runOnOperation() override {
-    if (nchw16c) planNchw16c();
+    if (channelBlock != 0 && channelBlock != 8 && channelBlock != 16) {
+      getOperation().emitError("dx-to-linalg: channel-block must be 16, 8 or 0, not ") << channelBlock.getValue();
+      return signalPassFailure();
+    }
+    if (channelBlock != 0) planBlockedLayout();
     lowerAll();
   }
 
-  // Which 2-D convolution activations to keep in nChw16c: tensors joined by
+  // Which 2-D convolution activations to keep in blocks of B = channelBlock
+  // channels (nChw16c, nChw8c): tensors joined by
   // same-shape elementwise ops (a bias-free relu, a relu gradient, an add of
   // two branches), by a 2-D pooling (its input and output, its gradient's
-  // dy, x and dx: the _nchw16c pooling kernels take all of them in one
+  // dy, x and dx: the _blocked pooling kernels take all of them in one
   // layout), by a 2-D batch norm (its x and y, its gradient's dy, x and dx)
-  // or by a concat or slice along the channels in whole blocks of 16 form a
-  // group, and a group is kept in nChw16c when it connects at least two
+  // or by a concat or slice along the channels in whole blocks of B form a
+  // group, and a group is kept blocked when it connects at least two
   // convolution activations (it then saves libdxrt's reorders between them)
   // and nothing else reads or makes any of its tensors (a reshape, a
   // dropout, the function's arguments and results would need NCHW: a
   // conversion, or both layouts at once). Only a channel count that is a
-  // multiple of 16 can be blocked. Bias gradients (a sum per channel) read
+  // multiple of B can be blocked. Bias gradients (a sum per channel) read
   // either layout, a batch norm's running statistics only the shape. The
-  // decision goes on the convolutions as dx.nchw16c_in0 / _in1 / _out
+  // decision goes on the convolutions as dx.blocked_in0 / _in1 / _out = B
   // (layoutOf), and on the poolings, batch norms, concats and slices as
-  // dx.nchw16c (callPool, ChannelView, their lowerings).
-  void planNchw16c() {
+  // dx.blocked = B (callPool, ChannelView, their lowerings).
+  void planBlockedLayout() {
     (void)lowerings(); // fills elementwiseOps()
     llvm::DenseMap<Value, Value> parent;
     std::function<Value(Value)> find = [&](Value v) -> Value {
@@ -1376,7 +1394,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       return r;
     };
     // A bias gradient: a sum of an activation to one value per channel,
-    // which reads nChw16c as it is.
+    // which reads the blocked layout as it is.
     auto perChannelSum = [&](Operation *op) {
       llvm::StringRef name = op->getName().getStringRef();
       if ((name != "dx.sum" && name != "dx.reduce_to") || op->getNumOperands() != 1 || !act(op->getOperand(0)))
@@ -1386,14 +1404,14 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       return out && out.hasStaticShape() && !in.isDynamicDim(1) && out.getNumElements() == in.getDimSize(1);
     };
     // The activations of an op whose lowering keeps them all in one layout:
-    // a 2-D pooling or its gradient (the _nchw16c kernels), a concat or
-    // slice along the channels in whole blocks of 16 (insert or extract
+    // a 2-D pooling or its gradient (the _blocked kernels), a concat or
+    // slice along the channels in whole blocks of B (insert or extract
     // slices of the packed tensors), a 2-D batch norm, its training form or
     // its gradient (ChannelView: generics on the packed tensors). Empty for
     // any other op.
     auto blocks = [&](Value v) {
       auto t = ttype(v);
-      return !t.isDynamicDim(1) && t.getDimSize(1) % kChannelBlock == 0;
+      return !t.isDynamicDim(1) && t.getDimSize(1) % channelBlock == 0;
     };
     auto sameLayout = [&](Operation *op) -> llvm::SmallVector<Value> {
       llvm::StringRef name = op->getName().getStringRef();
@@ -1413,7 +1431,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       if (name == "dx.concat")
         joins = intAttr(op, "axis") == 1 && llvm::all_of(op->getOperands(), blocks) && blocks(op->getResult(0));
       if (name == "dx.slice")
-        joins = intAttr(op, "axis") == 1 && intAttr(op, "offset") % kChannelBlock == 0 && blocks(op->getOperand(0)) &&
+        joins = intAttr(op, "axis") == 1 && intAttr(op, "offset") % channelBlock == 0 && blocks(op->getOperand(0)) &&
                 blocks(op->getResult(0));
       if (joins) {
         v.append(op->operand_begin(), op->operand_end());
@@ -1450,14 +1468,15 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     auto blocked = [&](Value v) {
       auto t = ttype(v);
       Value root = find(v);
-      return !t.isDynamicDim(1) && t.getDimSize(1) > 0 && t.getDimSize(1) % kChannelBlock == 0 &&
+      return !t.isDynamicDim(1) && t.getDimSize(1) > 0 && t.getDimSize(1) % channelBlock == 0 &&
              convs.lookup(root) >= 2 && others.lookup(root) == 0;
     };
+    mlir::Builder attrs(&getContext());
     getOperation().walk([&](Operation *op) {
       for (auto &[role, v] : roles(op))
-        if (blocked(v)) op->setAttr(("dx.nchw16c_" + role).str(), mlir::UnitAttr::get(op->getContext()));
+        if (blocked(v)) op->setAttr(("dx.blocked_" + role).str(), attrs.getI64IntegerAttr(channelBlock));
       if (auto v = sameLayout(op); !v.empty() && blocked(v.front()))
-        op->setAttr("dx.nchw16c", mlir::UnitAttr::get(op->getContext()));
+        op->setAttr("dx.blocked", attrs.getI64IntegerAttr(channelBlock));
     });
   }
 

@@ -18,15 +18,20 @@ namespace {
 namespace tensor = mlir::tensor;
 using mlir::Value;
 
-// An NCHW <-> nChw16c pack or unpack of a 4-D activation: channels (dim 1)
-// in tiles of 16, no padding, no permutation of the outer dims.
-template <typename PackLike> bool isNchw16c(PackLike op, mlir::RankedTensorType plain) {
+// The channel blocks of libdxrt's _blocked kernels and layout conversions:
+// 16 (nChw16c) and 8 (nChw8c).
+bool isChannelBlock(int64_t b) { return b == 16 || b == 8; }
+
+// An NCHW <-> nChw16c / nChw8c pack or unpack of a 4-D activation: channels
+// (dim 1) in tiles of 16 or 8, no padding, no permutation of the outer dims.
+template <typename PackLike> bool isChannelBlocking(PackLike op, mlir::RankedTensorType plain) {
   return plain.getRank() == 4 && op.getInnerDimsPos().size() == 1 && op.getInnerDimsPos()[0] == 1 &&
-         op.getStaticInnerTiles().size() == 1 && op.getStaticInnerTiles()[0] == 16 && op.getOuterDimsPerm().empty();
+         op.getStaticInnerTiles().size() == 1 && isChannelBlock(op.getStaticInnerTiles()[0]) &&
+         op.getOuterDimsPerm().empty();
 }
 
 // A pack or unpack that tiles only the plain tensor's last dim, in order:
-// [.., C] <-> [.., C/16, 16] is a reshape.
+// [.., C] <-> [.., C/B, B] is a reshape.
 template <typename PackLike> bool innermost(PackLike op, mlir::RankedTensorType plain) {
   const int64_t last = plain.getRank() - 1;
   if (op.getInnerDimsPos().size() != 1 || op.getInnerDimsPos()[0] != last || !op.getOuterDimsPerm().empty() ||
@@ -42,7 +47,7 @@ llvm::SmallVector<mlir::ReassociationIndices> splitLast(mlir::RankedTensorType p
   return r;
 }
 
-// An elementwise generic all of whose inputs are nChw16c unpacks (a
+// An elementwise generic all of whose inputs are channel-block unpacks (a
 // residual add, the sum of two branches' gradients) becomes the same
 // generic on the packed tensors followed by one unpack. MLIR's propagation
 // moves an unpack through a generic only when the generic's other operands
@@ -60,7 +65,7 @@ struct PushUnpacksThroughElementwise : mlir::OpRewritePattern<mlir::linalg::Gene
     tensor::UnPackOp first;
     for (mlir::OpOperand *in : op.getDpsInputOperands()) {
       auto unpack = in->get().getDefiningOp<tensor::UnPackOp>();
-      if (!unpack || !unpack->hasOneUse() || !isNchw16c(unpack, unpack.getDestType())) return mlir::failure();
+      if (!unpack || !unpack->hasOneUse() || !isChannelBlocking(unpack, unpack.getDestType())) return mlir::failure();
       if (first && unpack.getSourceType() != first.getSourceType()) return mlir::failure();
       if (!first) first = unpack;
       packed.push_back(unpack.getSource());
@@ -84,21 +89,21 @@ struct PushUnpacksThroughElementwise : mlir::OpRewritePattern<mlir::linalg::Gene
   }
 };
 
-// A convolution operand in nChw16c that nothing else reads or writes in
-// that layout gains nothing: its pack (an input) or unpack (an output) is
+// A convolution operand in blocks of channels that nothing else reads or
+// writes in that layout gains nothing: its pack (an input) or unpack (an output) is
 // a conversion where libdxrt's reorder was, and it may cost more (a
 // convolution oneDNN does not take, such as a first layer's weight
 // gradient, for which libdxrt has a faster NCHW kernel). Such operands go
-// back to NCHW ([N, C, H, W, 1]): the call keeps nChw16c only where the
-// code next to it computes in it.
+// back to NCHW ([N, C, H, W, 1]): the call keeps the blocked layout only
+// where the code next to it computes in it.
 void keepOnlyUsefulBlocks(mlir::ModuleOp module) {
   llvm::SmallVector<mlir::func::CallOp> calls;
   module.walk([&](mlir::func::CallOp call) {
-    if (call.getCallee().starts_with("dxrt_conv2d_") && call.getCallee().ends_with("_nchw16c")) calls.push_back(call);
+    if (call.getCallee().starts_with("dxrt_conv2d_") && call.getCallee().ends_with("_blocked")) calls.push_back(call);
   });
   auto blocked = [](Value v) {
     auto t = mlir::dyn_cast<mlir::MemRefType>(v.getType());
-    return t && t.getRank() == 5 && t.getDimSize(4) == 16;
+    return t && t.getRank() == 5 && isChannelBlock(t.getDimSize(4));
   };
   auto nchwOf = [](mlir::ShapedType t) {
     return llvm::SmallVector<int64_t>{t.getDimSize(0), t.getDimSize(1) * t.getDimSize(4), t.getDimSize(2),
@@ -112,7 +117,7 @@ void keepOnlyUsefulBlocks(mlir::ModuleOp module) {
       if (!cast || !blocked(cast.getSource())) continue;
       if (auto toMemref = cast.getSource().getDefiningOp<mlir::bufferization::ToMemrefOp>()) {
         auto pack = toMemref.getTensor().getDefiningOp<tensor::PackOp>();
-        if (!pack) continue; // computed in nChw16c: keep
+        if (!pack) continue; // computed in the blocked layout: keep
         b.setInsertionPoint(toMemref);
         auto plainType = mlir::RankedTensorType::get(nchwOf(pack.getDestType()), pack.getDestType().getElementType());
         Value plain = b.create<tensor::ExpandShapeOp>(pack.getLoc(), plainType, pack.getSource(), lastUnit);
@@ -132,7 +137,7 @@ void keepOnlyUsefulBlocks(mlir::ModuleOp module) {
         if (auto t = mlir::dyn_cast<mlir::bufferization::ToTensorOp>(user)) toTensor = t;
       if (!toTensor || toTensor->use_empty() ||
           !llvm::all_of(toTensor->getUsers(), [](mlir::Operation *u) { return mlir::isa<tensor::UnPackOp>(u); }))
-        continue; // read in nChw16c: keep
+        continue; // read in the blocked layout: keep
       b.setInsertionPoint(alloc);
       auto plainType = mlir::MemRefType::get(nchwOf(alloc.getType()), alloc.getType().getElementType());
       auto plainAlloc = b.create<mlir::memref::AllocOp>(alloc.getLoc(), plainType, alloc.getDynamicSizes(),
@@ -160,7 +165,7 @@ struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::Oper
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PropagateLayoutsPass)
   llvm::StringRef getArgument() const override { return "dx-propagate-layouts"; }
   llvm::StringRef getDescription() const override {
-    return "Move nChw16c packs and unpacks of convolution activations through linalg.generics until they cancel";
+    return "Move channel-block (nChw16c, nChw8c) packs and unpacks of convolution activations through linalg.generics until they cancel";
   }
   void getDependentDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<mlir::linalg::LinalgDialect, tensor::TensorDialect, mlir::memref::MemRefDialect,
@@ -204,8 +209,8 @@ struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::Oper
         auto packed = mlir::cast<mlir::RankedTensorType>(pack.getDestType());
         if (innermost(pack, plain) && !pack.getPaddingValue()) {
           rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, packed, pack.getSource(), splitLast(plain));
-        } else if (isNchw16c(pack, plain) && !pack.getPaddingValue()) {
-          rewriter.replaceOp(op, lower::callKernel(rewriter, op->getLoc(), "dxrt_nchw_to_nchw16c", {pack.getSource()},
+        } else if (isChannelBlocking(pack, plain) && !pack.getPaddingValue()) {
+          rewriter.replaceOp(op, lower::callKernel(rewriter, op->getLoc(), "dxrt_nchw_to_blocked", {pack.getSource()},
                                                    packed, {}, {pack.getSource()}));
         } else if (mlir::failed(mlir::linalg::lowerPack(rewriter, pack))) {
           op->emitError("dx-propagate-layouts: cannot lower ") << *op;
@@ -217,8 +222,8 @@ struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::Oper
       auto plain = mlir::cast<mlir::RankedTensorType>(unpack.getDestType());
       if (innermost(unpack, plain)) {
         rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(op, plain, unpack.getSource(), splitLast(plain));
-      } else if (isNchw16c(unpack, plain)) {
-        rewriter.replaceOp(op, lower::callKernel(rewriter, op->getLoc(), "dxrt_nchw16c_to_nchw", {unpack.getSource()},
+      } else if (isChannelBlocking(unpack, plain)) {
+        rewriter.replaceOp(op, lower::callKernel(rewriter, op->getLoc(), "dxrt_blocked_to_nchw", {unpack.getSource()},
                                                  plain, {}, {unpack.getSource()}));
       } else if (mlir::failed(mlir::linalg::lowerUnPack(rewriter, unpack))) {
         op->emitError("dx-propagate-layouts: cannot lower ") << *op;
@@ -228,7 +233,7 @@ struct PropagateLayoutsPass : mlir::PassWrapper<PropagateLayoutsPass, mlir::Oper
   }
 };
 
-// An NCHW activation passes through an nChw16c kernel as [N, C, H, W, 1];
+// An NCHW activation passes through a _blocked kernel as [N, C, H, W, 1];
 // elementwise fusion then folds its reshape into the generics next to the
 // call by expanding them to five loops, the innermost of extent 1, which
 // the vectorizer cannot use (scalar loops, 1.5-3x slower). This drops that

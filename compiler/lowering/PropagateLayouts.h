@@ -6,21 +6,22 @@
 
 namespace dx {
 
-// dx-propagate-layouts (CPU, after dx-to-linalg{nchw16c=1} and inlining):
-// dx-to-linalg wraps each 2-D convolution that can run in nChw16c in
-// tensor.pack of its activations and tensor.unpack of its results. This
+// dx-propagate-layouts (CPU, after dx-to-linalg{channel-block=16|8} and
+// inlining): dx-to-linalg wraps each 2-D convolution that can run in
+// nChw16c or nChw8c in tensor.pack of its activations and tensor.unpack of
+// its results. This
 // pass moves those packs and unpacks through the elementwise and reduction
 // linalg.generics between convolutions (MLIR's data-layout propagation:
 // a relu, a bias add, a relu gradient and a bias gradient then run on
-// [N, C/16, H, W, 16] with their per-channel operands as [C/16, 16]),
+// [N, C/B, H, W, B] with their per-channel operands as [C/B, B]),
 // until an unpack meets a pack of the same tiles and both fold away. The
 // activations between two convolutions then stay in oneDNN's layout, and
 // libdxrt reorders neither; an elementwise generic whose inputs are all
 // unpacks (a residual add) is moved onto the packed tensors by a pattern of
-// its own. What is left meets an operation that reads NCHW (a batch norm,
-// a reshape to a dense layer, the loss): each packed
-// activation left becomes a call of dxrt_nchw_to_nchw16c or
-// dxrt_nchw16c_to_nchw (as many as the reorders libdxrt made before, at
+// its own. What is left meets an operation that reads NCHW (a reshape to a
+// dense layer, a dropout, the loss): each packed
+// activation left becomes a call of dxrt_nchw_to_blocked or
+// dxrt_blocked_to_nchw (as many as the reorders libdxrt made before, at
 // most), and a per-channel vector a reshape.
 std::unique_ptr<mlir::Pass> createPropagateLayoutsPass();
 // Registers it and dx-drop-unit-block-dims (after elementwise fusion): a

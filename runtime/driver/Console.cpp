@@ -54,6 +54,28 @@ static std::string optimizer_str(const OptimizerSpec &o, double lr) {
   return s + ")";
 }
 
+// The layout a CPU build keeps 2-D convolution activations in, for a model
+// with such convolutions, and whether oneDNN computes in it on this CPU
+// (AVX-512: nChw16c, AVX2: nChw8c): in another block, each convolution
+// reorders its activations, so the line says how to compile for this
+// machine (docs/cli.md, --conv-layout). Empty otherwise.
+static std::string conv_layout_line(const Metadata &m) {
+  const bool convs = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec &l) {
+    return l.op == "conv2d" || l.op == "conv_transpose2d";
+  });
+  if (m.target != "cpu" || m.conv_layout.empty() || !convs) return "";
+  if (m.conv_layout == "nchw") return "2-D convolution activations in NCHW (oneDNN reorders them in each convolution)";
+  const std::string isa = onednn_isa(), have = m.conv_layout == "nchw16c" ? "nChw16c" : "nChw8c";
+  const char *host = isa.rfind("avx512", 0) == 0 ? "nchw16c" : isa.rfind("avx2", 0) == 0 ? "nchw8c" : nullptr;
+  if (!host || m.conv_layout == host)
+    return str("2-D convolution activations in ", have, " between convolutions",
+               host ? str(" (the block oneDNN computes in on this ", isa, " CPU)") : std::string());
+  return str("2-D convolution activations in ", have, " between convolutions, but oneDNN computes in ",
+             std::strcmp(host, "nchw16c") == 0 ? "nChw16c" : "nChw8c", " on this ", isa,
+             " CPU and reorders them in each convolution: compile with --conv-layout=", host,
+             " (or auto, on this machine) for it");
+}
+
 void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
   // The host's BLAS threads matter only to CPU code.
   // and which library runs the matrix products (kernels/Blas.h).
@@ -71,6 +93,7 @@ void Console::title(const Metadata &m, const RunConfig &cfg, int blas_threads) {
   else if (m.precision() == "bf16")
     line(str("  precision  bf16: convolutions and dense layers on bf16 inputs, accumulated in fp32 (oneDNN on ",
              onednn_isa(), "); weights, gradients, optimizer state and everything else fp32"));
+  if (const std::string layout = conv_layout_line(m); !layout.empty()) line("  layout     " + layout);
 }
 
 void Console::banner(const Metadata &m, const RunConfig &cfg, const Split &train, const Split *test, double load_s,

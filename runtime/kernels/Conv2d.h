@@ -62,12 +62,15 @@ void conv2d_forward_grad_weight_run(const ConvGeometry &g, float *x, float *w, f
 // Whether the oneDNN backend is on and the geometry is not empty.
 bool conv2d_onednn_applies(const ConvGeometry &g);
 
-// Which activations the oneDNN functions below take in nChw16c, channel
-// blocks of 16 innermost (kernels/Nchw16c.h; 2-D, channels a multiple of
-// 16), the layout oneDNN's AVX-512 kernels compute in, so that they are not
-// reordered: the x side (x or dx), the y side (y or dy), both, or neither
-// (0: NCHW). Weights are always OIHW.
-enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2 };
+// Which activations the oneDNN functions below take channel-blocked
+// (kernels/BlockedLayout.h; 2-D, channels a multiple of the block), the
+// layout oneDNN's kernels compute in, so that they are not reordered: the x
+// side (x or dx), the y side (y or dy), both, or neither (0: NCHW); with
+// kBlock8 the blocked sides are nChw8c (AVX2's), else nChw16c (AVX-512's).
+// Weights are always OIHW.
+enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2, kBlock8 = 4 };
+// The channel block of BlockedSides' blocked sides: 8 or 16.
+inline int64_t channel_block(int blocked) { return blocked & kBlock8 ? 8 : 16; }
 
 // oneDNN on the calling thread. Returns false, having done nothing, when
 // oneDNN has no implementation for the geometry or only its slow reference

@@ -6,11 +6,11 @@
 // execution; see runtime/README.md).
 //
 // Layouts: the primitive is created with the layouts oneDNN prefers
-// (format_tag::any: channel blocks of 16 on AVX-512, where its direct JIT
-// convolutions are several times faster than GEMM), and tensors the caller
-// holds in NCHW / OIHW are reordered into workspace slots before and after
-// (activations the caller holds in nChw16c, Conv2d.h's BlockedSides, are not
-// where the primitive wants that layout).
+// (format_tag::any: channel blocks of 16 on AVX-512, 8 on AVX2, where its
+// direct JIT convolutions are several times faster than GEMM), and tensors
+// the caller holds in NCHW / OIHW are reordered into workspace slots before
+// and after (activations the caller holds channel-blocked, Conv2d.h's
+// BlockedSides, are not where the primitive wants that layout).
 // Where those layouts would pad the channels a lot (e.g. dx of a first layer
 // with one input channel, padded to 16), plain NCHW / OIHW is used instead,
 // for which oneDNN runs its own im2col + GEMM. oneDNN's reference
@@ -285,11 +285,13 @@ dnnl::primitive_desc_base winograd(ConvDir dir, const ConvGeometry &g, const Des
 }
 
 // The caller's tensors: fp32 NCHW / OIHW, with the sides `blocked` names
-// (Conv2d.h) in nChw16c, the layout oneDNN's AVX-512 kernels work in.
+// (Conv2d.h) in nChw16c or nChw8c, the layouts oneDNN's AVX-512 and AVX2
+// kernels work in.
 Descs user_descs(const ConvGeometry &g, int blocked) {
   Descs d = descs(g, true);
-  if (blocked & kXSideBlocked) d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, tag::nChw16c);
-  if (blocked & kYSideBlocked) d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, tag::nChw16c);
+  const tag b = channel_block(blocked) == 8 ? tag::nChw8c : tag::nChw16c;
+  if (blocked & kXSideBlocked) d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, b);
+  if (blocked & kYSideBlocked) d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, b);
   return d;
 }
 

@@ -31,12 +31,13 @@ std::vector<const char *> pool3d_2x2x2_grad_paths();
 bool pool3d_2x2x2_max_grad(const char *path, int64_t planes, int64_t d, int64_t h, int64_t w, const float *x,
                            const float *dy, float *dx);
 
-// The nChw16c pooling loops (PoolNchw16c.cpp), implementation `path`
-// ("avx512f" or "avx2" where the CPU has it, or "scalar"; the kernels run
-// the first of these the CPU has), over `blocks` = N*C/16
-// planes of [h, w, 16]: the forward (x -> y) or the gradient (x, dy -> dx),
-// g the geometry of one plane. Returns false for a path it cannot run.
-bool pool_nchw16c_run(const char *path, bool grad, int64_t kind, const PoolGeometry &g, int64_t blocks,
-                      const float *x, const float *y_or_dy, float *y_or_dx);
+// The channel-blocked pooling loops (PoolBlocked.cpp), implementation
+// `path` ("avx512f" where the CPU has it and block is 16, "avx2" where it
+// has it, or "scalar"; the kernels run the first of these that applies),
+// over `blocks` = N*C/block planes of [h, w, block] (block 16 or 8): the
+// forward (x -> y) or the gradient (x, dy -> dx), g the geometry of one
+// plane. Returns false for a path or block it cannot run.
+bool pool_blocked_run(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g,
+                      int64_t blocks, const float *x, const float *y_or_dy, float *y_or_dx);
 
 } // namespace dxrt

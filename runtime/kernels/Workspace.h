@@ -19,8 +19,8 @@ enum WorkspaceSlot : int {
   kSlotScratchpad,   // oneDNN: the primitive's scratchpad (scratchpad_mode::user)
   kSlotGemmA,        // bf16 precision: the rounded copy of a product's A (GemmBf16.cpp)
   kSlotGemmB,        // bf16 precision: the rounded copy of a product's B
-  kSlotNchwX,        // nChw16c kernels off oneDNN: x or dx in NCHW (Conv2dNchw16c.cpp)
-  kSlotNchwY,        // nChw16c kernels off oneDNN: y or dy in NCHW
+  kSlotNchwX,        // _blocked kernels off oneDNN: x or dx in NCHW (Conv2dBlocked.cpp)
+  kSlotNchwY,        // _blocked kernels off oneDNN: y or dy in NCHW
   kWorkspaceSlots,
 };
 

@@ -227,6 +227,11 @@ Metadata parse_metadata(std::string_view text) {
   m.model = root.at("model").s();
   m.source = root.has("source") ? root.at("source").s() : "";
   m.target = root.has("target") ? root.at("target").s() : "cpu";
+  if (root.has("conv_layout")) {
+    m.conv_layout = root.at("conv_layout").s();
+    DXRT_CHECK(m.conv_layout == "nchw16c" || m.conv_layout == "nchw8c" || m.conv_layout == "nchw",
+               str("model metadata: unknown conv_layout '", m.conv_layout, "'"), kHint);
+  }
   m.input = tensor(root.child("input"));
   m.labels = root.has("labels") && root.at("labels").b();
   m.targets = root.has("targets") && root.at("targets").b();

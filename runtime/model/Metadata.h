@@ -61,6 +61,10 @@ struct TrainSpec {
 struct Metadata {
   int format = 1;
   std::string model, source, target;
+  // The layout a CPU build keeps 2-D convolution activations in between
+  // convolutions (dxc --conv-layout): nchw16c, nchw8c or nchw; empty when
+  // the metadata does not say (CUDA, older builds).
+  std::string conv_layout;
   TensorSpec input;
   bool labels = false;  // the loss reads the batch's class labels
   bool targets = false; // the loss reads the batch's continuous targets

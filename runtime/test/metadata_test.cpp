@@ -106,6 +106,8 @@ TEST(Metadata, ErrorsNameTheField) {
   expect_error(replace(kMeta, "\"model\": \"mlp\",", ""), "'model' is missing");
   expect_error(replace(kMeta, "\"batch_per_rank\": 8", "\"batch_per_rank\": \"8\""), "'train.batch_per_rank' should be an integer");
   expect_error(replace(kMeta, "\"kind\": \"multistep\"", "\"kind\": \"saw\""), "unknown learning-rate schedule 'saw'");
+  expect_error(replace(kMeta, "\"model\": \"mlp\",", "\"model\": \"mlp\", \"conv_layout\": \"nhwc\","),
+               "unknown conv_layout 'nhwc'");
 }
 
 // A checkpoint belongs to a model, whichever target it was compiled for
@@ -129,6 +131,37 @@ TEST(Metadata, CheckpointIdentityIgnoresTheTarget) {
     EXPECT_NE(with, cpu);
     EXPECT_EQ(dxrt::metadata_hash(with), dxrt::metadata_hash(cpu)) << with;
   }
+}
+
+TEST(Metadata, ConvLayoutIsRead) {
+  EXPECT_EQ(parse_metadata(kMeta).conv_layout, "");
+  EXPECT_EQ(parse_metadata(replace(kMeta, "\"model\": \"mlp\",", "\"model\": \"mlp\", \"conv_layout\": \"nchw8c\","))
+                .conv_layout,
+            "nchw8c");
+}
+
+// Nor the layout of convolution activations (the weights are OIHW in
+// every layout): an nchw8c build resumes an nchw16c or NCHW build's
+// checkpoints, wherever the member stands, with the plan beside it or not.
+TEST(Metadata, CheckpointIdentityIgnoresTheConvLayout) {
+  const std::string cpu = R"({"model":"m","target":"cpu","param_floats":3})";
+  const std::string plan = R"("workspace":{"dx_train_step":{"bytes_per_sample":2560,"fixed_bytes":1088}})";
+  for (const char *layout : {"nchw16c", "nchw8c", "nchw"}) {
+    const std::string member = std::string("\"conv_layout\":\"") + layout + "\"";
+    std::string first = cpu, middle = cpu, last = cpu, both = cpu;
+    first.insert(1, member + ",");
+    middle.insert(middle.find("\"model\""), member + ",");
+    last.insert(last.size() - 1, "," + member);
+    both.insert(1, member + "," + plan + ",");
+    for (const std::string &with : {first, middle, last, both}) {
+      EXPECT_NE(with, cpu);
+      EXPECT_EQ(dxrt::metadata_hash(with), dxrt::metadata_hash(cpu)) << with;
+    }
+  }
+  std::string other = cpu;
+  other.replace(other.find("3}"), 1, "4");
+  other.insert(1, R"("conv_layout":"nchw8c",)");
+  EXPECT_NE(dxrt::metadata_hash(other), dxrt::metadata_hash(cpu));
 }
 
 TEST(Init, UniformFanInZerosOnesDeterministic) {

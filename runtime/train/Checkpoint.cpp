@@ -20,6 +20,14 @@ using Json = nlohmann::json;
 
 static constexpr char kMagic[8] = {'D', 'X', 'C', 'K', 'P', 'T', '0', '1'};
 
+// Erases text[at, end), one member of a JSON object, and one comma beside
+// it: the one before, or else the one after.
+static void erase_member(std::string &text, size_t at, size_t end) {
+  if (at > 0 && text[at - 1] == ',') --at;
+  else if (end < text.size() && text[end] == ',') ++end;
+  text.erase(at, end - at);
+}
+
 uint64_t metadata_hash(const std::string &json) {
   // The compiled target does not change the arenas' layout: a model's
   // checkpoints resume on either (trained on a GPU, continued or exported
@@ -29,20 +37,24 @@ uint64_t metadata_hash(const std::string &json) {
   // metadata has no "precision" (the text before it existed). Nor the
   // memory plan ("workspace", which differs between the targets and did not
   // exist before): the text without it is hashed, so hashes stay what they
-  // were.
+  // were. Nor the layout of convolution activations ("conv_layout": the
+  // weights are OIHW in every layout), likewise.
   static const std::string kCuda = "\"target\":\"cuda\"", kCpu = "\"target\":\"cpu\"";
   static const std::string kBf16 = ",\"precision\":\"bf16\"", kWorkspace = "\"workspace\":{";
+  static const std::string kConvLayout = "\"conv_layout\":\"";
   std::string text = json;
   if (size_t at = text.find(kCuda); at != std::string::npos) text.replace(at, kCuda.size(), kCpu);
   if (size_t at = text.find(kBf16); at != std::string::npos) text.erase(at, kBf16.size());
+  if (size_t at = text.find(kConvLayout); at != std::string::npos) {
+    // A string without quotes inside (nchw16c, nchw8c, nchw): to its closing quote.
+    const size_t close = text.find('"', at + kConvLayout.size());
+    erase_member(text, at, close == std::string::npos ? text.size() : close + 1);
+  }
   if (size_t at = text.find(kWorkspace); at != std::string::npos) {
-    // Its object holds objects of numbers: the brace that closes it, and
-    // one comma beside it (the one before, or else the one after).
+    // Its object holds objects of numbers: to the brace that closes it.
     size_t end = at + kWorkspace.size();
     for (int depth = 1; end < text.size() && depth > 0; ++end) depth += text[end] == '{' ? 1 : text[end] == '}' ? -1 : 0;
-    if (at > 0 && text[at - 1] == ',') --at;
-    else if (end < text.size() && text[end] == ',') ++end;
-    text.erase(at, end - at);
+    erase_member(text, at, end);
   }
   uint64_t h = 1469598103934665603ull;
   for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;

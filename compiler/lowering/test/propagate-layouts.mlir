@@ -1,4 +1,4 @@
-// RUN: dx-opt --pass-pipeline='builtin.module(dx-to-linalg{nchw16c=1}, canonicalize, cse, dx-propagate-layouts, canonicalize, cse)' --split-input-file %s | FileCheck %s
+// RUN: dx-opt --pass-pipeline='builtin.module(dx-to-linalg{channel-block=16}, canonicalize, cse, dx-propagate-layouts, canonicalize, cse)' --split-input-file %s | FileCheck %s
 
 // conv -> relu -> conv, 32 channels between them: the first convolution
 // writes nChw16c ([?, 2, 8, 8, 16]), the relu runs on it, the second reads
@@ -6,14 +6,14 @@
 // network's input (3 channels) and output (a function result) stay NCHW,
 // passed as [?, C, H, W, 1].
 // CHECK-LABEL: func.func @conv_relu_conv(
-// CHECK: call @dxrt_conv2d_forward_nchw16c(%{{.*}}, %{{.*}}, %[[Y1:[^,]+]],
+// CHECK: call @dxrt_conv2d_forward_blocked(%{{.*}}, %{{.*}}, %[[Y1:[^,]+]],
 // CHECK-NOT: tensor.pack
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
 // CHECK: linalg.generic
 // CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]
 // CHECK: arith.maximumf
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: dxrt_nchw
 // CHECK: return
 func.func @conv_relu_conv(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>, %w2: tensor<4x32x3x3xf32>) -> tensor<?x4x8x8xf32> {
@@ -29,11 +29,11 @@ func.func @conv_relu_conv(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>, %w
 // per channel, computed on nChw16c and reshaped back to [32]) do not break
 // the group.
 // CHECK-LABEL: func.func @bias_and_bias_gradient(
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK: tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [2, 16] : tensor<32xf32> into tensor<2x16xf32>
 // CHECK: linalg.generic
 // CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>)
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK: tensor.collapse_shape %{{.*}} {{\[}}[0, 1]] : tensor<2x16xf32> into tensor<32xf32>
 // CHECK-NOT: dxrt_nchw
 // CHECK: return
@@ -48,19 +48,19 @@ func.func @bias_and_bias_gradient(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3x
 // -----
 
 // A max pooling between the convolutions joins its input and output to
-// the group: the _nchw16c pooling kernel reads and writes nChw16c, and
+// the group: the _blocked pooling kernel reads and writes nChw16c, and
 // nothing is converted between the three calls.
 // CHECK-LABEL: func.func @pool_between(
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: tensor.pack
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
 // CHECK: memref.alloc({{.*}} : memref<?x2x4x4x16xf32>
-// CHECK: call @dxrt_pool_forward_nchw16c(
+// CHECK: call @dxrt_pool_forward_blocked(
 // CHECK-NOT: tensor.pack
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK: return
 func.func @pool_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> tensor<?x32x4x4xf32> {
   %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
@@ -75,11 +75,11 @@ func.func @pool_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w
 // needs NCHW there, so it stays NCHW throughout: the NCHW kernels, no
 // conversion.
 // CHECK-LABEL: func.func @pool_result(
-// CHECK-NOT: nchw16c
+// CHECK-NOT: _blocked
 // CHECK: call @dxrt_conv2d_forward(
 // CHECK: call @dxrt_pool_forward(
 // CHECK: call @dxrt_conv2d_forward(
-// CHECK-NOT: nchw16c
+// CHECK-NOT: _blocked
 // CHECK: return
 func.func @pool_result(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>) -> (tensor<?x32x4x4xf32>, tensor<?x32x4x4xf32>) {
   %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
@@ -94,11 +94,11 @@ func.func @pool_result(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2
 // dx-to-linalg calls the NCHW kernels (the default pipeline's choice is made
 // by dxc: docs/codegen.md).
 // CHECK-LABEL: func.func @odd_channels(
-// CHECK-NOT: nchw16c
+// CHECK-NOT: _blocked
 // CHECK: call @dxrt_conv2d_forward(
-// CHECK-NOT: nchw16c
+// CHECK-NOT: _blocked
 // CHECK: call @dxrt_conv2d_forward(
-// CHECK-NOT: nchw16c
+// CHECK-NOT: _blocked
 // CHECK: return
 func.func @odd_channels(%x: tensor<?x3x8x8xf32>, %w1: tensor<24x3x3x3xf32>, %w2: tensor<4x24x3x3xf32>) -> tensor<?x4x8x8xf32> {
   %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 24 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x3x8x8xf32>, tensor<24x3x3x3xf32>) -> tensor<?x24x8x8xf32>
@@ -115,8 +115,8 @@ func.func @odd_channels(%x: tensor<?x3x8x8xf32>, %w1: tensor<24x3x3x3xf32>, %w2:
 // the relu and the three convolutions then work in nChw16c, with nothing
 // converted between them.
 // CHECK-LABEL: func.func @residual_add(
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
 // CHECK: linalg.generic
@@ -125,7 +125,7 @@ func.func @odd_channels(%x: tensor<?x3x8x8xf32>, %w1: tensor<24x3x3x3xf32>, %w2:
 // CHECK: linalg.generic
 // CHECK-SAME: tensor<?x2x8x8x16xf32>
 // CHECK: arith.maximumf
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: dxrt_nchw
 // CHECK: return
 func.func @residual_add(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w2: tensor<32x32x3x3xf32>, %w3: tensor<4x32x3x3xf32>) -> tensor<?x4x8x8xf32> {
@@ -146,14 +146,14 @@ func.func @residual_add(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w
 // statistics take only the count from x. The mean and variance go back
 // to [32] for dx.running_stats.
 // CHECK-LABEL: func.func @batchnorm_between(
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: tensor.pack
 // CHECK-NOT: dxrt_nchw
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x16xf32>, tensor<2x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>)
 // CHECK: arith.maximumf
-// CHECK: call @dxrt_conv2d_forward_nchw16c(
+// CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
 // CHECK: return
@@ -172,12 +172,12 @@ func.func @batchnorm_between(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>,
 // another's, and the batch norm's backward pass (its sums of dy and
 // dy * xhat per channel, then dx) runs on the packed tensors between them.
 // CHECK-LABEL: func.func @batchnorm_grad_between(
-// CHECK: call @dxrt_conv2d_grad_input_nchw16c(
+// CHECK: call @dxrt_conv2d_grad_input_blocked(
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
 // CHECK-NOT: tensor.pack
-// CHECK: call @dxrt_conv2d_grad_input_nchw16c(
+// CHECK: call @dxrt_conv2d_grad_input_blocked(
 // CHECK-NOT: dxrt_nchw
 // CHECK: return
 func.func @batchnorm_grad_between(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %g: tensor<32xf32>, %w2: tensor<32x32x3x3xf32>, %dz: tensor<?x32x8x8xf32>) -> (tensor<?x32x8x8xf32>, tensor<32xf32>, tensor<32xf32>) {

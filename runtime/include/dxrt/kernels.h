@@ -85,38 +85,41 @@ void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *x, dxrt_memref4 
                                                   int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
                                                   int64_t ddw, int64_t groups);
 
-/* The five 2-D convolutions above with every activation (x, y, dx, dy) in
- * nChw16c, [N, C/16, H, W, 16] (channel blocks of 16 innermost; C a
- * multiple of 16), and the weights in OIHW as above: the layout oneDNN's
- * AVX-512 kernels compute in, which dxc keeps between convolutions
- * (docs/codegen.md). The same values as the NCHW kernels. */
-void _mlir_ciface_dxrt_conv2d_forward_nchw16c(dxrt_memref5 *x, dxrt_memref4 *w, dxrt_memref5 *y, int64_t sh,
+/* The five 2-D convolutions above with each activation (x, y, dx, dy)
+ * channel-blocked, [N, C/B, H, W, B] with B = 16 (nChw16c) or 8 (nChw8c)
+ * (channel blocks of B innermost; C a multiple of B), or in NCHW as
+ * [N, C, H, W, 1], and the weights in OIHW as above: the layouts oneDNN's
+ * AVX-512 and AVX2 kernels compute in, which dxc keeps between
+ * convolutions (docs/codegen.md). B is the memref's last size; the blocked
+ * activations of one call share it. The same values as the NCHW kernels. */
+void _mlir_ciface_dxrt_conv2d_forward_blocked(dxrt_memref5 *x, dxrt_memref4 *w, dxrt_memref5 *y, int64_t sh,
                                               int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
                                               int64_t dw, int64_t groups);
-void _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(dxrt_memref5 *dy, dxrt_memref4 *w, dxrt_memref5 *dx, int64_t sh,
+void _mlir_ciface_dxrt_conv2d_grad_input_blocked(dxrt_memref5 *dy, dxrt_memref4 *w, dxrt_memref5 *dx, int64_t sh,
                                                  int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                  int64_t dh, int64_t dw, int64_t groups);
-void _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref4 *dw, int64_t sh,
+void _mlir_ciface_dxrt_conv2d_grad_weight_blocked(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref4 *dw, int64_t sh,
                                                   int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                   int64_t dh, int64_t ddw, int64_t groups);
-void _mlir_ciface_dxrt_conv2d_backward_nchw16c(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref4 *w, dxrt_memref5 *dx,
+void _mlir_ciface_dxrt_conv2d_backward_blocked(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref4 *w, dxrt_memref5 *dx,
                                                dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                                int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
-void _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(dxrt_memref5 *x, dxrt_memref4 *w, dxrt_memref5 *dy,
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(dxrt_memref5 *x, dxrt_memref4 *w, dxrt_memref5 *dy,
                                                           dxrt_memref5 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
                                                           int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
                                                           int64_t ddw, int64_t groups);
 /* The two pooling kernels above with x, y (dy, dx) all in nChw16c
- * [N, C/16, H, W, 16], or all NCHW passed as [N, C, H, W, 1]: the same
- * values as the NCHW kernels (the rule of each lane is theirs). */
-void _mlir_ciface_dxrt_pool_forward_nchw16c(dxrt_memref5 *x, dxrt_memref5 *y, int64_t kind, int64_t kh, int64_t kw,
+ * [N, C/16, H, W, 16], all in nChw8c [N, C/8, H, W, 8], or all NCHW passed
+ * as [N, C, H, W, 1]: the same values as the NCHW kernels (the rule of each
+ * lane is theirs). */
+void _mlir_ciface_dxrt_pool_forward_blocked(dxrt_memref5 *x, dxrt_memref5 *y, int64_t kind, int64_t kh, int64_t kw,
                                             int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr);
-void _mlir_ciface_dxrt_pool_grad_nchw16c(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *dx, int64_t kind, int64_t kh,
+void _mlir_ciface_dxrt_pool_grad_blocked(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *dx, int64_t kind, int64_t kh,
                                          int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
                                          int64_t pr);
-/* y = x in the other layout: NCHW [N, C, H, W] <-> nChw16c [N, C/16, H, W, 16]. */
-void _mlir_ciface_dxrt_nchw_to_nchw16c(dxrt_memref4 *x, dxrt_memref5 *y);
-void _mlir_ciface_dxrt_nchw16c_to_nchw(dxrt_memref5 *x, dxrt_memref4 *y);
+/* y = x in the other layout: NCHW [N, C, H, W] <-> [N, C/B, H, W, B], B = 16 or 8. */
+void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *x, dxrt_memref5 *y);
+void _mlir_ciface_dxrt_blocked_to_nchw(dxrt_memref5 *x, dxrt_memref4 *y);
 
 /* 3-D convolution, x [N, C, D, H, W], w [F, C/groups, KD, KH, KW],
  * y [N, F, DO, HO, WO], stride (sd, sh, sw), padding (front, back, top,

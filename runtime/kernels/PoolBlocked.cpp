@@ -1,9 +1,9 @@
-// The dxrt_pool_*_nchw16c kernels: 2-D max and average pooling (Pool.cpp's
-// semantics) on activations in nChw16c, [N, C/16, H, W, 16] (Nchw16c.h),
-// so that a pooling between two convolutions keeps oneDNN's layout (dxc's
-// dx-propagate-layouts; docs/codegen.md). Each pixel is one 16-channel
-// vector, so a window is a loop over pixels with the channels in the lanes:
-// no de-interleaving, any window, stride and padding.
+// The dxrt_pool_*_blocked kernels: 2-D max and average pooling (Pool.cpp's
+// semantics) on activations in nChw16c or nChw8c, [N, C/B, H, W, B]
+// (BlockedLayout.h), so that a pooling between two convolutions keeps
+// oneDNN's layout (dxc's dx-propagate-layouts; docs/codegen.md). Each pixel
+// is one vector of B channels, so a window is a loop over pixels with the
+// channels in the lanes: no de-interleaving, any window, stride and padding.
 //
 // Each lane computes exactly what Pool.cpp's rule does for its channel:
 //  max:  the window in row-major order, the first maximal element winning
@@ -13,11 +13,12 @@
 //  avg:  a sum from +0 in row-major order over the window's elements inside
 //        the plane, times 1/(kh*kw) (count_include_pad); the gradient adds
 //        dy * 1/(kh*kw) to every element of the window, in (oh, ow) order.
-// runtime/test/pool_nchw16c_test.cpp checks them against the NCHW kernels.
-// AVX-512 where the CPU has it, else AVX2 (the same loops on two 8-float
-// vectors per pixel), else the same rule lane by lane.
+// runtime/test/pool_blocked_test.cpp checks them against the NCHW kernels.
+// nChw16c: AVX-512 where the CPU has it, else AVX2 (the same loops on two
+// 8-float vectors per pixel); nChw8c: AVX2 (one vector per pixel); else the
+// same rule lane by lane.
 #include "dxrt/kernels.h"
-#include "kernels/Nchw16c.h"
+#include "kernels/BlockedLayout.h"
 #include "kernels/Pool.h"
 #include "kernels/Shapes.h"
 
@@ -34,8 +35,6 @@ using namespace dxrt;
 
 namespace {
 
-constexpr int64_t B = kChannelBlock;
-
 // One window's bounds inside the plane, for output pixel (oh, ow).
 struct Window {
   int64_t h0, h1, w0, w1; // [h0, h1) x [w0, w1), clipped to the plane
@@ -47,7 +46,7 @@ inline Window window(const PoolGeometry &g, int64_t oh, int64_t ow) {
 
 // ---- the rule, lane by lane (CPUs without AVX2) ----
 
-void forward_scalar(const PoolGeometry &g, int64_t kind, const float *x, float *y) {
+void forward_scalar(int64_t B, const PoolGeometry &g, int64_t kind, const float *x, float *y) {
   const float inv = 1.0f / float(g.kh * g.kw);
   for (int64_t oh = 0; oh < g.ho; ++oh)
     for (int64_t ow = 0; ow < g.wo; ++ow) {
@@ -68,7 +67,7 @@ void forward_scalar(const PoolGeometry &g, int64_t kind, const float *x, float *
     }
 }
 
-void grad_scalar(const PoolGeometry &g, int64_t kind, const float *x, const float *dy, float *dx) {
+void grad_scalar(int64_t B, const PoolGeometry &g, int64_t kind, const float *x, const float *dy, float *dx) {
   const float inv = 1.0f / float(g.kh * g.kw);
   std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
   for (int64_t oh = 0; oh < g.ho; ++oh)
@@ -94,10 +93,11 @@ void grad_scalar(const PoolGeometry &g, int64_t kind, const float *x, const floa
     }
 }
 
-// ---- AVX-512: the same rule on 16 lanes at once ----
+// ---- AVX-512 (nChw16c): the same rule on 16 lanes at once ----
 
 #if defined(__x86_64__)
 #define DXRT_AVX512 __attribute__((target("avx512f")))
+constexpr int64_t B16 = 16; // the channels of a pixel in the AVX-512 loops
 
 // Whether v replaces best: best is not NaN, and v is greater or NaN.
 DXRT_AVX512 inline __mmask16 takes(__m512 best, __m512 v) {
@@ -124,17 +124,17 @@ DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float
   const __m512 quarter = _mm512_set1_ps(0.25f);
   __m512 part[kChunk];
   for (int64_t oh = 0; oh < g.ho; ++oh) {
-    const float *r0 = x + 2 * oh * g.w * B, *r1 = r0 + g.w * B;
-    float *o = y + oh * g.wo * B;
+    const float *r0 = x + 2 * oh * g.w * B16, *r1 = r0 + g.w * B16;
+    float *o = y + oh * g.wo * B16;
     for (int64_t c0 = 0; c0 < g.wo; c0 += kChunk) {
       const int64_t c1 = std::min(c0 + kChunk, g.wo);
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B);
+        const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B16), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B16);
         if constexpr (Kind == kMax) part[ow - c0] = _mm512_mask_mov_ps(a, takes(a, b), b);
         else part[ow - c0] = _mm512_add_ps(_mm512_add_ps(_mm512_setzero_ps(), a), b); // the sum from +0
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 c = _mm512_loadu_ps(r1 + 2 * ow * B), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B);
+        const __m512 c = _mm512_loadu_ps(r1 + 2 * ow * B16), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B16);
         __m512 v = part[ow - c0];
         if constexpr (Kind == kMax) {
           v = _mm512_mask_mov_ps(v, takes(v, c), c);
@@ -142,7 +142,7 @@ DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float
         } else {
           v = _mm512_mul_ps(_mm512_add_ps(_mm512_add_ps(v, c), e), quarter);
         }
-        _mm512_storeu_ps(o + ow * B, v);
+        _mm512_storeu_ps(o + ow * B16, v);
       }
     }
   }
@@ -150,24 +150,24 @@ DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float
 
 template <int64_t Kind>
 DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
-  if (!(2 * g.ho == g.h && 2 * g.wo == g.w)) std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  if (!(2 * g.ho == g.h && 2 * g.wo == g.w)) std::memset(dx, 0, size_t(g.h * g.w * B16) * sizeof(float));
   const __m512 quarter = _mm512_set1_ps(0.25f);
   __m512 best[kChunk];
   __mmask16 t1[kChunk], w0[kChunk], w1[kChunk];
   for (int64_t oh = 0; oh < g.ho; ++oh) {
-    const float *r0 = x + 2 * oh * g.w * B, *r1 = r0 + g.w * B;
-    float *o0 = dx + 2 * oh * g.w * B, *o1 = o0 + g.w * B;
-    const float *d = dy + oh * g.wo * B;
+    const float *r0 = x + 2 * oh * g.w * B16, *r1 = r0 + g.w * B16;
+    float *o0 = dx + 2 * oh * g.w * B16, *o1 = o0 + g.w * B16;
+    const float *d = dy + oh * g.wo * B16;
     for (int64_t c0 = 0; c0 < g.wo; c0 += kChunk) {
       const int64_t c1 = std::min(c0 + kChunk, g.wo);
       if constexpr (Kind == kAvg) {
         for (int64_t ow = c0; ow < c1; ++ow) {
-          const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(d + ow * B), quarter);
-          _mm512_storeu_ps(o0 + 2 * ow * B, v), _mm512_storeu_ps(o0 + (2 * ow + 1) * B, v);
+          const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(d + ow * B16), quarter);
+          _mm512_storeu_ps(o0 + 2 * ow * B16, v), _mm512_storeu_ps(o0 + (2 * ow + 1) * B16, v);
         }
         for (int64_t ow = c0; ow < c1; ++ow) {
-          const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(d + ow * B), quarter);
-          _mm512_storeu_ps(o1 + 2 * ow * B, v), _mm512_storeu_ps(o1 + (2 * ow + 1) * B, v);
+          const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(d + ow * B16), quarter);
+          _mm512_storeu_ps(o1 + 2 * ow * B16, v), _mm512_storeu_ps(o1 + (2 * ow + 1) * B16, v);
         }
         continue;
       }
@@ -176,13 +176,13 @@ DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const fl
       // address order.
       __mmask16 w2[kChunk], w3[kChunk];
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B);
+        const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B16), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B16);
         t1[ow - c0] = takes(a, b);
         best[ow - c0] = _mm512_mask_mov_ps(a, t1[ow - c0], b);
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
         const int64_t k = ow - c0;
-        const __m512 c = _mm512_loadu_ps(r1 + 2 * ow * B), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B);
+        const __m512 c = _mm512_loadu_ps(r1 + 2 * ow * B16), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B16);
         const __mmask16 t2 = takes(best[k], c);
         const __mmask16 t3 = takes(_mm512_mask_mov_ps(best[k], t2, c), e);
         w0[k] = __mmask16(~(t1[k] | t2 | t3));
@@ -191,14 +191,14 @@ DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const fl
         w3[k] = t3;
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 dv = _mm512_loadu_ps(d + ow * B);
-        _mm512_storeu_ps(o0 + 2 * ow * B, _mm512_maskz_mov_ps(w0[ow - c0], dv));
-        _mm512_storeu_ps(o0 + (2 * ow + 1) * B, _mm512_maskz_mov_ps(w1[ow - c0], dv));
+        const __m512 dv = _mm512_loadu_ps(d + ow * B16);
+        _mm512_storeu_ps(o0 + 2 * ow * B16, _mm512_maskz_mov_ps(w0[ow - c0], dv));
+        _mm512_storeu_ps(o0 + (2 * ow + 1) * B16, _mm512_maskz_mov_ps(w1[ow - c0], dv));
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 dv = _mm512_loadu_ps(d + ow * B);
-        _mm512_storeu_ps(o1 + 2 * ow * B, _mm512_maskz_mov_ps(w2[ow - c0], dv));
-        _mm512_storeu_ps(o1 + (2 * ow + 1) * B, _mm512_maskz_mov_ps(w3[ow - c0], dv));
+        const __m512 dv = _mm512_loadu_ps(d + ow * B16);
+        _mm512_storeu_ps(o1 + 2 * ow * B16, _mm512_maskz_mov_ps(w2[ow - c0], dv));
+        _mm512_storeu_ps(o1 + (2 * ow + 1) * B16, _mm512_maskz_mov_ps(w3[ow - c0], dv));
       }
     }
   }
@@ -215,12 +215,12 @@ DXRT_AVX512 void forward_avx512(const PoolGeometry &g, const float *x, float *y)
       bool first = true;
       for (int64_t ih = win.h0; ih < win.h1; ++ih)
         for (int64_t iw = win.w0; iw < win.w1; ++iw) {
-          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B);
+          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B16);
           if constexpr (Kind == kAvg) v = _mm512_add_ps(v, e);
           else v = first ? e : _mm512_mask_mov_ps(v, takes(v, e), e);
           first = false;
         }
-      _mm512_storeu_ps(y + (oh * g.wo + ow) * B, Kind == kAvg ? _mm512_mul_ps(v, inv) : v);
+      _mm512_storeu_ps(y + (oh * g.wo + ow) * B16, Kind == kAvg ? _mm512_mul_ps(v, inv) : v);
     }
 }
 
@@ -237,17 +237,17 @@ inline bool covers(const PoolGeometry &g) {
 template <int64_t Kind>
 DXRT_AVX512 void grad_disjoint_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
   const __m512 inv = _mm512_set1_ps(1.0f / float(g.kh * g.kw));
-  if (!covers(g)) std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  if (!covers(g)) std::memset(dx, 0, size_t(g.h * g.w * B16) * sizeof(float));
   __mmask16 took[kMaxWindow];
   int64_t at[kMaxWindow];
   for (int64_t oh = 0; oh < g.ho; ++oh)
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       const Window win = window(g, oh, ow);
-      const __m512 d = _mm512_loadu_ps(dy + (oh * g.wo + ow) * B);
+      const __m512 d = _mm512_loadu_ps(dy + (oh * g.wo + ow) * B16);
       if constexpr (Kind == kAvg) {
         const __m512 q = _mm512_mul_ps(d, inv);
         for (int64_t ih = win.h0; ih < win.h1; ++ih)
-          for (int64_t iw = win.w0; iw < win.w1; ++iw) _mm512_storeu_ps(dx + (ih * g.w + iw) * B, q);
+          for (int64_t iw = win.w0; iw < win.w1; ++iw) _mm512_storeu_ps(dx + (ih * g.w + iw) * B16, q);
         continue;
       }
       // The lanes each element takes over (argmax_window's rule); the winner
@@ -256,7 +256,7 @@ DXRT_AVX512 void grad_disjoint_avx512(const PoolGeometry &g, const float *x, con
       __m512 best = _mm512_setzero_ps();
       for (int64_t ih = win.h0; ih < win.h1; ++ih)
         for (int64_t iw = win.w0; iw < win.w1; ++iw, ++n) {
-          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B);
+          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B16);
           took[n] = n == 0 ? __mmask16(0xffff) : takes(best, e);
           best = _mm512_mask_mov_ps(best, took[n], e);
           at[n] = ih * g.w + iw;
@@ -268,7 +268,7 @@ DXRT_AVX512 void grad_disjoint_avx512(const PoolGeometry &g, const float *x, con
         took[k] = __mmask16(t & ~later);
         later = __mmask16(later | t);
       }
-      for (int64_t k = 0; k < n; ++k) _mm512_storeu_ps(dx + at[k] * B, _mm512_maskz_mov_ps(took[k], d));
+      for (int64_t k = 0; k < n; ++k) _mm512_storeu_ps(dx + at[k] * B16, _mm512_maskz_mov_ps(took[k], d));
     }
 }
 
@@ -277,16 +277,16 @@ DXRT_AVX512 void grad_avx512(const PoolGeometry &g, const float *x, const float 
   if (is_2x2(g)) return grad_2x2_avx512<Kind>(g, x, dy, dx);
   if (disjoint(g)) return grad_disjoint_avx512<Kind>(g, x, dy, dx);
   const __m512 inv = _mm512_set1_ps(1.0f / float(g.kh * g.kw));
-  std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
+  std::memset(dx, 0, size_t(g.h * g.w * B16) * sizeof(float));
   for (int64_t oh = 0; oh < g.ho; ++oh)
     for (int64_t ow = 0; ow < g.wo; ++ow) {
       const Window win = window(g, oh, ow);
-      const __m512 d = _mm512_loadu_ps(dy + (oh * g.wo + ow) * B);
+      const __m512 d = _mm512_loadu_ps(dy + (oh * g.wo + ow) * B16);
       if constexpr (Kind == kAvg) {
         const __m512 q = _mm512_mul_ps(d, inv);
         for (int64_t ih = win.h0; ih < win.h1; ++ih)
           for (int64_t iw = win.w0; iw < win.w1; ++iw) {
-            float *p = dx + (ih * g.w + iw) * B;
+            float *p = dx + (ih * g.w + iw) * B16;
             _mm512_storeu_ps(p, _mm512_add_ps(_mm512_loadu_ps(p), q));
           }
         continue;
@@ -298,7 +298,7 @@ DXRT_AVX512 void grad_avx512(const PoolGeometry &g, const float *x, const float 
       bool any = false;
       for (int64_t ih = win.h0; ih < win.h1; ++ih)
         for (int64_t iw = win.w0; iw < win.w1; ++iw) {
-          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B);
+          const __m512 e = _mm512_loadu_ps(x + (ih * g.w + iw) * B16);
           const __mmask16 t = any ? takes(best, e) : __mmask16(0xffff);
           best = _mm512_mask_mov_ps(best, t, e);
           at = _mm512_mask_mov_epi32(at, t, _mm512_set1_epi32(int(ih * g.w + iw)));
@@ -309,7 +309,7 @@ DXRT_AVX512 void grad_avx512(const PoolGeometry &g, const float *x, const float 
         for (int64_t iw = win.w0; iw < win.w1; ++iw) {
           const __mmask16 mine = _mm512_cmpeq_epi32_mask(at, _mm512_set1_epi32(int(ih * g.w + iw)));
           if (!mine) continue;
-          float *p = dx + (ih * g.w + iw) * B;
+          float *p = dx + (ih * g.w + iw) * B16;
           const __m512 cur = _mm512_loadu_ps(p);
           _mm512_storeu_ps(p, _mm512_mask_add_ps(cur, mine, cur, d));
         }
@@ -321,20 +321,23 @@ bool have_avx512() {
   return has;
 }
 
-// ---- AVX2: the same loops on two 8-float vectors per pixel ----
-// They mirror the AVX-512 loops above through a pixel type (Avx2), except
+// ---- AVX2: the same loops on one 8-float vector per pixel (nChw8c, Avx2x8)
+// or two (nChw16c, Avx2x16) ----
+// They mirror the AVX-512 loops above through a pixel type, except
 // for the 2x2 gradient, which writes dx's two rows window by window (with
 // masks of 64 bytes, keeping them for two later passes as the AVX-512 loop
 // does ran 1.3-1.5x slower). The AVX-512 loops stay as measured on AVX-512
 // hardware; one set of loops over a pixel type for both wants that
 // hardware to measure it. Masks are vectors of all-ones or zero lanes.
-// (oneDNN computes in nChw8c there, so the convolutions reorder nChw16c
-// inside their calls; the poolings between them must not fall back to the
-// lane-by-lane loops, which ran 10-15 times slower than the NCHW kernels:
-// [64, 16, 64, 64] max, forward 20 ms against 1.1.)
+// On AVX2 CPUs dxc plans nChw8c (oneDNN's AVX2 convolutions compute in it);
+// nChw16c comes here from programs compiled for an AVX-512 target or on an
+// AVX-512 host. Neither may fall back to the lane-by-lane loops, which ran
+// 10-15 times slower than the NCHW kernels ([64, 16, 64, 64] max, forward
+// 20 ms against 1.1).
 #define DXRT_AVX2 __attribute__((target("avx2")))
 #define DXRT_AVX2_INLINE __attribute__((target("avx2"), always_inline)) static inline
-struct Avx2 {
+struct Avx2x16 {
+  static constexpr int64_t kLanes = 16;
   struct P { __m256 lo, hi; }; // a pixel's 16 channels
   struct M { __m256 lo, hi; }; // lanes all-ones or zero (or pixel indices, pick())
 
@@ -375,9 +378,33 @@ struct Avx2 {
   DXRT_AVX2_INLINE bool any(const M &m) { return !(_mm256_testz_ps(m.lo, m.lo) && _mm256_testz_ps(m.hi, m.hi)); }
 };
 
-template <int64_t Kind>
+// nChw8c: a pixel is one vector; the same operations as Avx2x16's.
+struct Avx2x8 {
+  static constexpr int64_t kLanes = 8;
+  struct P { __m256 v; };
+  struct M { __m256 v; };
+
+  DXRT_AVX2_INLINE P load(const float *p) { return {_mm256_loadu_ps(p)}; }
+  DXRT_AVX2_INLINE void store(float *p, const P &a) { _mm256_storeu_ps(p, a.v); }
+  DXRT_AVX2_INLINE P splat(float f) { return {_mm256_set1_ps(f)}; }
+  DXRT_AVX2_INLINE P add(const P &a, const P &b) { return {_mm256_add_ps(a.v, b.v)}; }
+  DXRT_AVX2_INLINE P mul(const P &a, const P &b) { return {_mm256_mul_ps(a.v, b.v)}; }
+  DXRT_AVX2_INLINE M takes(const P &best, const P &v) { return {Avx2x16::takes8(best.v, v.v)}; }
+  DXRT_AVX2_INLINE P blend(const M &m, const P &a, const P &b) { return {_mm256_blendv_ps(a.v, b.v, m.v)}; }
+  DXRT_AVX2_INLINE P maskz(const M &m, const P &d) { return {_mm256_and_ps(m.v, d.v)}; }
+  DXRT_AVX2_INLINE M fill(int32_t bits) { return {_mm256_castsi256_ps(_mm256_set1_epi32(bits))}; }
+  DXRT_AVX2_INLINE M either(const M &a, const M &b) { return {_mm256_or_ps(a.v, b.v)}; }
+  DXRT_AVX2_INLINE M butNot(const M &a, const M &b) { return {_mm256_andnot_ps(b.v, a.v)}; }
+  DXRT_AVX2_INLINE M equal(const M &a, int32_t v) { return {Avx2x16::equal8(a.v, v)}; }
+  DXRT_AVX2_INLINE M pick(const M &m, const M &a, int32_t v) {
+    return {_mm256_blendv_ps(a.v, _mm256_castsi256_ps(_mm256_set1_epi32(v)), m.v)};
+  }
+  DXRT_AVX2_INLINE bool any(const M &m) { return !_mm256_testz_ps(m.v, m.v); }
+};
+
+template <typename V, int64_t Kind>
 DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y) {
-  using V = Avx2;
+  constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   const P quarter = V::splat(0.25f), zero = V::splat(0.0f);
   P part[kChunk];
@@ -406,9 +433,9 @@ DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y)
   }
 }
 
-template <int64_t Kind>
+template <typename V, int64_t Kind>
 DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
-  using V = Avx2;
+  constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   using M = typename V::M;
   if (!(2 * g.ho == g.h && 2 * g.wo == g.w)) std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
@@ -450,10 +477,10 @@ DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float 
   }
 }
 
-template <int64_t Kind>
+template <typename V, int64_t Kind>
 DXRT_AVX2 void forward_avx2(const PoolGeometry &g, const float *x, float *y) {
-  if (is_2x2(g)) return forward_2x2_avx2<Kind>(g, x, y);
-  using V = Avx2;
+  if (is_2x2(g)) return forward_2x2_avx2<V, Kind>(g, x, y);
+  constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   const P inv = V::splat(1.0f / float(g.kh * g.kw));
   for (int64_t oh = 0; oh < g.ho; ++oh)
@@ -472,9 +499,9 @@ DXRT_AVX2 void forward_avx2(const PoolGeometry &g, const float *x, float *y) {
     }
 }
 
-template <int64_t Kind>
+template <typename V, int64_t Kind>
 DXRT_AVX2 void grad_disjoint_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
-  using V = Avx2;
+  constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   using M = typename V::M;
   const P inv = V::splat(1.0f / float(g.kh * g.kw));
@@ -510,11 +537,11 @@ DXRT_AVX2 void grad_disjoint_avx2(const PoolGeometry &g, const float *x, const f
     }
 }
 
-template <int64_t Kind>
+template <typename V, int64_t Kind>
 DXRT_AVX2 void grad_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
-  if (is_2x2(g)) return grad_2x2_avx2<Kind>(g, x, dy, dx);
-  if (disjoint(g)) return grad_disjoint_avx2<Kind>(g, x, dy, dx);
-  using V = Avx2;
+  if (is_2x2(g)) return grad_2x2_avx2<V, Kind>(g, x, dy, dx);
+  if (disjoint(g)) return grad_disjoint_avx2<V, Kind>(g, x, dy, dx);
+  constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   using M = typename V::M;
   const P inv = V::splat(1.0f / float(g.kh * g.kw));
@@ -571,33 +598,41 @@ bool have_avx2() { return false; }
 namespace dxrt {
 
 // The plane loops of one direction over every (n, channel block); exposed
-// for the tests, which run both implementations by name.
-bool pool_nchw16c_run(const char *path, bool grad, int64_t kind, const PoolGeometry &g, int64_t blocks,
-                      const float *x, const float *y_or_dy, float *y_or_dx) {
+// for the tests, which run every implementation by name.
+bool pool_blocked_run(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g,
+                      int64_t blocks, const float *x, const float *y_or_dy, float *y_or_dx) {
   const bool avx512 = std::strcmp(path, "avx512f") == 0, avx2 = std::strcmp(path, "avx2") == 0;
-  if ((avx512 && !have_avx512()) || (avx2 && !have_avx2())) return false;
+  if (!is_channel_block(block) || (avx512 && (block != 16 || !have_avx512())) || (avx2 && !have_avx2())) return false;
   if (!avx512 && !avx2 && std::strcmp(path, "scalar") != 0) return false;
-  const int64_t in = g.h * g.w * B, out = g.ho * g.wo * B;
+  const int64_t in = g.h * g.w * block, out = g.ho * g.wo * block;
   for (int64_t p = 0; p < blocks; ++p) {
+    const float *xp = x + p * in, *dyp = grad ? y_or_dy + p * out : nullptr;
+    float *op = y_or_dx + p * (grad ? in : out);
 #if defined(__x86_64__)
-    const float *xp = x + p * in;
     if (avx512) {
-      if (grad && kind == kMax) grad_avx512<kMax>(g, xp, y_or_dy + p * out, y_or_dx + p * in);
-      else if (grad) grad_avx512<kAvg>(g, xp, y_or_dy + p * out, y_or_dx + p * in);
-      else if (kind == kMax) forward_avx512<kMax>(g, xp, y_or_dx + p * out);
-      else forward_avx512<kAvg>(g, xp, y_or_dx + p * out);
+      if (grad && kind == kMax) grad_avx512<kMax>(g, xp, dyp, op);
+      else if (grad) grad_avx512<kAvg>(g, xp, dyp, op);
+      else if (kind == kMax) forward_avx512<kMax>(g, xp, op);
+      else forward_avx512<kAvg>(g, xp, op);
+      continue;
+    }
+    if (avx2 && block == 16) {
+      if (grad && kind == kMax) grad_avx2<Avx2x16, kMax>(g, xp, dyp, op);
+      else if (grad) grad_avx2<Avx2x16, kAvg>(g, xp, dyp, op);
+      else if (kind == kMax) forward_avx2<Avx2x16, kMax>(g, xp, op);
+      else forward_avx2<Avx2x16, kAvg>(g, xp, op);
       continue;
     }
     if (avx2) {
-      if (grad && kind == kMax) grad_avx2<kMax>(g, xp, y_or_dy + p * out, y_or_dx + p * in);
-      else if (grad) grad_avx2<kAvg>(g, xp, y_or_dy + p * out, y_or_dx + p * in);
-      else if (kind == kMax) forward_avx2<kMax>(g, xp, y_or_dx + p * out);
-      else forward_avx2<kAvg>(g, xp, y_or_dx + p * out);
+      if (grad && kind == kMax) grad_avx2<Avx2x8, kMax>(g, xp, dyp, op);
+      else if (grad) grad_avx2<Avx2x8, kAvg>(g, xp, dyp, op);
+      else if (kind == kMax) forward_avx2<Avx2x8, kMax>(g, xp, op);
+      else forward_avx2<Avx2x8, kAvg>(g, xp, op);
       continue;
     }
 #endif
-    if (grad) grad_scalar(g, kind, x + p * in, y_or_dy + p * out, y_or_dx + p * in);
-    else forward_scalar(g, kind, x + p * in, y_or_dx + p * out);
+    if (grad) grad_scalar(block, g, kind, xp, dyp, op);
+    else forward_scalar(block, g, kind, xp, op);
   }
   return true;
 }
@@ -606,49 +641,56 @@ bool pool_nchw16c_run(const char *path, bool grad, int64_t kind, const PoolGeome
 
 namespace {
 
-const char *best_path() { return have_avx512() ? "avx512f" : have_avx2() ? "avx2" : "scalar"; }
+// The first path of pool_blocked_run's that the CPU has for the block.
+const char *best_path(int64_t block) {
+  return block == 16 && have_avx512() ? "avx512f" : have_avx2() ? "avx2" : "scalar";
+}
 
 // An activation passed as NCHW ([N, C, H, W, 1]): the NCHW kernels' memref.
 dxrt_memref4 nchw(const Tensor4 &t) { return {t.p, t.p, 0, {t.n, t.c, t.h, t.w}, {t.c * t.h * t.w, t.h * t.w, t.w, 1}}; }
 
 // The plane geometry of one channel block: pool_geometry's checks on the
 // NCHW views, then one "plane" per (n, block).
-PoolGeometry block_geometry(const PoolGeometry &g) {
+PoolGeometry block_geometry(const PoolGeometry &g, int64_t block) {
   PoolGeometry b = g;
-  b.planes = g.planes / B;
+  b.planes = g.planes / block;
   return b;
 }
 
 } // namespace
 
-extern "C" void _mlir_ciface_dxrt_pool_forward_nchw16c(dxrt_memref5 *xd, dxrt_memref5 *yd, int64_t kind, int64_t kh,
+extern "C" void _mlir_ciface_dxrt_pool_forward_blocked(dxrt_memref5 *xd, dxrt_memref5 *yd, int64_t kind, int64_t kh,
                                                        int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                                        int64_t pl, int64_t pr) {
-  const char *k = "dxrt_pool_forward_nchw16c";
+  const char *k = "dxrt_pool_forward_blocked";
   Activation x = activation_view(xd, k, "x"), y = activation_view(yd, k, "y");
-  DXRT_KERNEL_CHECK(x.blocked == y.blocked, k, "x and y must both be nChw16c or both NCHW");
-  if (!x.blocked) { // all NCHW: the NCHW kernel on the same memory
+  DXRT_KERNEL_CHECK(x.block == y.block, k, str("x and y must have one layout, but x is in blocks of ", x.block,
+                                                " channels and y of ", y.block));
+  if (!x.blocked()) { // all NCHW: the NCHW kernel on the same memory
     dxrt_memref4 x4 = nchw(x.t), y4 = nchw(y.t);
     return _mlir_ciface_dxrt_pool_forward(&x4, &y4, kind, kh, kw, sh, sw, pt, pb, pl, pr);
   }
   const PoolGeometry g = pool_geometry(k, x.t, y.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
-  pool_nchw16c_run(best_path(), false, kind, block_geometry(g), g.planes / B, x.t.p, nullptr, y.t.p);
+  pool_blocked_run(best_path(x.block), x.block, false, kind, block_geometry(g, x.block), g.planes / x.block, x.t.p,
+                   nullptr, y.t.p);
 }
 
-extern "C" void _mlir_ciface_dxrt_pool_grad_nchw16c(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *dxd,
+extern "C" void _mlir_ciface_dxrt_pool_grad_blocked(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref5 *dxd,
                                                     int64_t kind, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
                                                     int64_t pt, int64_t pb, int64_t pl, int64_t pr) {
-  const char *k = "dxrt_pool_grad_nchw16c";
+  const char *k = "dxrt_pool_grad_blocked";
   Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x"), dx = activation_view(dxd, k, "dx");
-  DXRT_KERNEL_CHECK(x.blocked == dy.blocked && x.blocked == dx.blocked, k,
-                    "dy, x and dx must all be nChw16c or all NCHW");
+  DXRT_KERNEL_CHECK(x.block == dy.block && x.block == dx.block, k,
+                    str("dy, x and dx must have one layout, but they are in blocks of ", dy.block, ", ", x.block,
+                        " and ", dx.block, " channels"));
   DXRT_KERNEL_CHECK(dx.t.n == x.t.n && dx.t.c == x.t.c && dx.t.h == x.t.h && dx.t.w == x.t.w, k,
                     str("dx is [", dx.t.n, ", ", dx.t.c, ", ", dx.t.h, ", ", dx.t.w, "] but x is [", x.t.n, ", ",
                         x.t.c, ", ", x.t.h, ", ", x.t.w, "]"));
-  if (!x.blocked) {
+  if (!x.blocked()) {
     dxrt_memref4 dy4 = nchw(dy.t), x4 = nchw(x.t), dx4 = nchw(dx.t);
     return _mlir_ciface_dxrt_pool_grad(&dy4, &x4, &dx4, kind, kh, kw, sh, sw, pt, pb, pl, pr);
   }
   const PoolGeometry g = pool_geometry(k, x.t, dy.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
-  pool_nchw16c_run(best_path(), true, kind, block_geometry(g), g.planes / B, x.t.p, dy.t.p, dx.t.p);
+  pool_blocked_run(best_path(x.block), x.block, true, kind, block_geometry(g, x.block), g.planes / x.block, x.t.p,
+                   dy.t.p, dx.t.p);
 }

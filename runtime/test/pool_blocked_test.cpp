@@ -1,14 +1,15 @@
-// The dxrt_pool_*_nchw16c kernels (kernels/PoolNchw16c.cpp) against the
+// The dxrt_pool_*_blocked kernels (kernels/PoolBlocked.cpp) against the
 // NCHW kernels (kernels/Pool.cpp) on the same data: max and average,
 // forward and gradient, for windows that tile (2x2 stride 2, PyTorch's
 // common case), overlap (3x3 stride 2 pad 1; stride 1), leave a row and a
 // column out or gaps between them, or lie partly in the padding; on data
 // with ties and NaNs.
-// Every implementation (AVX-512, AVX2, lane by lane) must give the NCHW kernels'
-// values (a zero may differ in sign: the NCHW 2x2 loops store where these
-// add to +0); and [N, C, H, W, 1] activations run the NCHW kernels.
+// In nChw16c and nChw8c, every implementation (AVX-512 for nChw16c, AVX2,
+// lane by lane) must give the NCHW kernels' values (a zero may differ in
+// sign: the NCHW 2x2 loops store where these add to +0); and
+// [N, C, H, W, 1] activations run the NCHW kernels.
 #include "dxrt/kernels.h"
-#include "kernels/Nchw16c.h"
+#include "kernels/BlockedLayout.h"
 #include "kernels/Pool.h"
 
 #include <gtest/gtest.h>
@@ -52,14 +53,14 @@ dxrt_memref5 m5(std::vector<float> &v, int64_t a, int64_t b, int64_t c, int64_t 
   return {v.data(), v.data(), 0, {a, b, c, d, e}, {b * c * d * e, c * d * e, d * e, e, 1}};
 }
 
-std::vector<float> blocked(const std::vector<float> &nchw, int64_t n, int64_t c, int64_t hw) {
+std::vector<float> blocked(const std::vector<float> &nchw, int64_t n, int64_t c, int64_t hw, int64_t block) {
   std::vector<float> out(nchw.size());
-  dxrt::nchw_to_nchw16c(nchw.data(), out.data(), n, c, hw);
+  dxrt::nchw_to_blocked(nchw.data(), out.data(), n, c, hw, block);
   return out;
 }
-std::vector<float> unblocked(const std::vector<float> &b, int64_t n, int64_t c, int64_t hw) {
+std::vector<float> unblocked(const std::vector<float> &b, int64_t n, int64_t c, int64_t hw, int64_t block) {
   std::vector<float> out(b.size());
-  dxrt::nchw16c_to_nchw(b.data(), out.data(), n, c, hw);
+  dxrt::blocked_to_nchw(b.data(), out.data(), n, c, hw, block);
   return out;
 }
 
@@ -74,16 +75,17 @@ void expect_same(const std::vector<float> &got, const std::vector<float> &want, 
   EXPECT_EQ(bad, 0) << what;
 }
 
-bool cpu_has(const char *path) {
-  if (std::string(path) == "avx512f") return __builtin_cpu_supports("avx512f");
+// Whether pool_blocked_run must run the path for the block here.
+bool cpu_has(const char *path, int64_t block) {
+  if (std::string(path) == "avx512f") return block == 16 && __builtin_cpu_supports("avx512f");
   if (std::string(path) == "avx2") return __builtin_cpu_supports("avx2");
   return true;
 }
 
-class PoolNchw16c : public ::testing::TestWithParam<std::tuple<Geometry, int64_t, bool>> {};
+class PoolBlocked : public ::testing::TestWithParam<std::tuple<Geometry, int64_t, bool, int64_t>> {};
 
-TEST_P(PoolNchw16c, EqualsTheNchwKernels) {
-  const auto [g, kind, nans] = GetParam();
+TEST_P(PoolBlocked, EqualsTheNchwKernels) {
+  const auto [g, kind, nans, block] = GetParam();
   const int64_t ho = g.ho(), wo = g.wo(), hw = g.h * g.w, ohw = ho * wo;
   std::vector<float> x = data(g.n * g.c * hw, 1, nans), dy = data(g.n * g.c * ohw, 2, nans);
   // The NCHW kernels: the reference.
@@ -93,58 +95,63 @@ TEST_P(PoolNchw16c, EqualsTheNchwKernels) {
   _mlir_ciface_dxrt_pool_forward(&xd, &yd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
   _mlir_ciface_dxrt_pool_grad(&dyd, &xd, &dxd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
 
-  // The entry points on nChw16c data.
-  std::vector<float> xb = blocked(x, g.n, g.c, hw), dyb = blocked(dy, g.n, g.c, ohw);
+  // The entry points on blocked data.
+  std::vector<float> xb = blocked(x, g.n, g.c, hw, block), dyb = blocked(dy, g.n, g.c, ohw, block);
   std::vector<float> yb(y.size(), 77.0f), dxb(x.size(), 77.0f);
-  const int64_t cb = g.c / 16;
-  dxrt_memref5 xbd = m5(xb, g.n, cb, g.h, g.w, 16), ybd = m5(yb, g.n, cb, ho, wo, 16),
-               dybd = m5(dyb, g.n, cb, ho, wo, 16), dxbd = m5(dxb, g.n, cb, g.h, g.w, 16);
-  _mlir_ciface_dxrt_pool_forward_nchw16c(&xbd, &ybd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
-  _mlir_ciface_dxrt_pool_grad_nchw16c(&dybd, &xbd, &dxbd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
-  expect_same(unblocked(yb, g.n, g.c, ohw), y, "forward");
-  expect_same(unblocked(dxb, g.n, g.c, hw), dx, "gradient");
+  const int64_t cb = g.c / block;
+  dxrt_memref5 xbd = m5(xb, g.n, cb, g.h, g.w, block), ybd = m5(yb, g.n, cb, ho, wo, block),
+               dybd = m5(dyb, g.n, cb, ho, wo, block), dxbd = m5(dxb, g.n, cb, g.h, g.w, block);
+  _mlir_ciface_dxrt_pool_forward_blocked(&xbd, &ybd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_grad_blocked(&dybd, &xbd, &dxbd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  expect_same(unblocked(yb, g.n, g.c, ohw, block), y, "forward");
+  expect_same(unblocked(dxb, g.n, g.c, hw, block), dx, "gradient");
 
   // Each implementation by name.
   dxrt::PoolGeometry pg{1, g.h, g.w, ho, wo, g.k, g.k, g.s, g.s, g.pt, g.pl};
   for (const char *path : {"avx512f", "avx2", "scalar"}) {
     std::vector<float> py(y.size(), 55.0f), pdx(x.size(), 55.0f);
-    if (!dxrt::pool_nchw16c_run(path, false, kind, pg, g.n * cb, xb.data(), nullptr, py.data())) {
+    if (!dxrt::pool_blocked_run(path, block, false, kind, pg, g.n * cb, xb.data(), nullptr, py.data())) {
       EXPECT_STRNE(path, "scalar") << "the scalar path always runs";
-      EXPECT_FALSE(cpu_has(path)) << path << " refused on a CPU that has it";
+      EXPECT_FALSE(cpu_has(path, block)) << path << " refused on a CPU that has it";
       continue;
     }
-    ASSERT_TRUE(dxrt::pool_nchw16c_run(path, true, kind, pg, g.n * cb, xb.data(), dyb.data(), pdx.data()));
-    expect_same(unblocked(py, g.n, g.c, ohw), y, std::string(path) + " forward");
-    expect_same(unblocked(pdx, g.n, g.c, hw), dx, std::string(path) + " gradient");
+    EXPECT_TRUE(cpu_has(path, block)) << path << " ran on a CPU without it, or for a block it does not take";
+    ASSERT_TRUE(dxrt::pool_blocked_run(path, block, true, kind, pg, g.n * cb, xb.data(), dyb.data(), pdx.data()));
+    expect_same(unblocked(py, g.n, g.c, ohw, block), y, std::string(path) + " forward");
+    expect_same(unblocked(pdx, g.n, g.c, hw, block), dx, std::string(path) + " gradient");
   }
 
   // [N, C, H, W, 1]: the NCHW kernels on the same memory.
   std::vector<float> y1(y.size(), 33.0f), dx1(x.size(), 33.0f);
   dxrt_memref5 x1 = m5(x, g.n, g.c, g.h, g.w, 1), y1d = m5(y1, g.n, g.c, ho, wo, 1), dy1 = m5(dy, g.n, g.c, ho, wo, 1),
                dx1d = m5(dx1, g.n, g.c, g.h, g.w, 1);
-  _mlir_ciface_dxrt_pool_forward_nchw16c(&x1, &y1d, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
-  _mlir_ciface_dxrt_pool_grad_nchw16c(&dy1, &x1, &dx1d, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_forward_blocked(&x1, &y1d, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_grad_blocked(&dy1, &x1, &dx1d, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
   expect_same(y1, y, "NCHW forward");
   expect_same(dx1, dx, "NCHW gradient");
 }
 
-INSTANTIATE_TEST_SUITE_P(Geometries, PoolNchw16c,
+INSTANTIATE_TEST_SUITE_P(Geometries, PoolBlocked,
                          ::testing::Combine(::testing::ValuesIn(kGeometries), ::testing::Values(0, 1),
-                                            ::testing::Bool()),
+                                            ::testing::Bool(), ::testing::Values(16, 8)),
                          [](const auto &i) {
                            return std::string(std::get<0>(i.param).name) +
                                   (std::get<1>(i.param) == 0 ? "_max" : "_avg") +
-                                  (std::get<2>(i.param) ? "_nan" : "");
+                                  (std::get<2>(i.param) ? "_nan" : "") + "_nchw" +
+                                  std::to_string(std::get<3>(i.param)) + "c";
                          });
 
-TEST(PoolNchw16cDeathTest, MixedLayoutsAbortNamingTheKernel) {
+TEST(PoolBlockedDeathTest, MixedLayoutsAbortNamingTheKernel) {
   std::vector<float> x(2 * 16 * 4 * 4), y(2 * 16 * 2 * 2);
   dxrt_memref5 xb = m5(x, 2, 1, 4, 4, 16), y1 = m5(y, 2, 16, 2, 2, 1);
-  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_nchw16c(&xb, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
-               "dxrt_pool_forward_nchw16c.*both be nChw16c or both NCHW");
-  dxrt_memref5 bad = m5(x, 2, 2, 4, 4, 8);
-  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_nchw16c(&bad, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
-               "dxrt_pool_forward_nchw16c.*neither nChw16c nor NCHW");
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked(&xb, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
+               "dxrt_pool_forward_blocked.*one layout, but x is in blocks of 16 channels and y of 1");
+  dxrt_memref5 x8 = m5(x, 2, 2, 4, 4, 8), y16 = m5(y, 2, 1, 2, 2, 16);
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked(&x8, &y16, 0, 2, 2, 2, 2, 0, 0, 0, 0),
+               "dxrt_pool_forward_blocked.*x is in blocks of 8 channels and y of 16");
+  dxrt_memref5 bad = m5(x, 2, 4, 4, 4, 4);
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked(&bad, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
+               "dxrt_pool_forward_blocked.*neither nChw16c, nChw8c nor NCHW");
 }
 
 } // namespace

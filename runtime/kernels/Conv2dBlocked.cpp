@@ -1,14 +1,15 @@
-// The dxrt_conv2d_*_nchw16c kernels: the 2-D convolutions of Conv2d.cpp with
-// each activation (x, y, dx, dy) in nChw16c or NCHW (Nchw16c.h: 5-D, the
-// last size 16 or 1) and their weights in OIHW. oneDNN runs them without
-// reordering the nChw16c activations. Where it has no fast implementation
-// (or DXRT_CONV=im2col), those are copied to NCHW in workspace slots and the
-// NCHW dispatch runs: the same values, by the same kernels, as the NCHW
-// entry points. Also the layout conversions that generated code calls where
-// a tensor in nChw16c meets an operation that reads NCHW.
+// The dxrt_conv2d_*_blocked kernels: the 2-D convolutions of Conv2d.cpp with
+// each activation (x, y, dx, dy) channel-blocked or NCHW (BlockedLayout.h:
+// 5-D, the last size 16, 8 or 1) and their weights in OIHW. oneDNN runs them
+// without reordering the blocked activations where it computes in their
+// block. Where it has no fast implementation (or DXRT_CONV=im2col), those
+// are copied to NCHW in workspace slots and the NCHW dispatch runs: the same
+// values, by the same kernels, as the NCHW entry points. Also the layout
+// conversions that generated code calls where a blocked tensor meets an
+// operation that reads NCHW.
 #include "dxrt/kernels.h"
 #include "kernels/Conv2d.h"
-#include "kernels/Nchw16c.h"
+#include "kernels/BlockedLayout.h"
 #include "kernels/Onednn.h"
 #include "kernels/Workspace.h"
 
@@ -18,10 +19,10 @@ namespace dxrt {
 
 Activation activation_view(const dxrt_memref5 *m, const char *kernel, const char *arg) {
   Tensor5 t = view(m, kernel, arg);
-  DXRT_KERNEL_CHECK(t.w == kChannelBlock || t.w == 1, kernel,
-                    str("argument '", arg, "' is neither nChw16c nor NCHW: its last size is ", t.w, ", not ",
-                        kChannelBlock, " or 1"));
-  return {{t.p, t.n, t.c * t.w, t.d, t.h}, t.w == kChannelBlock};
+  DXRT_KERNEL_CHECK(is_channel_block(t.w) || t.w == 1, kernel,
+                    str("argument '", arg, "' is neither nChw16c, nChw8c nor NCHW: its last size is ", t.w,
+                        ", not 16, 8 or 1"));
+  return {{t.p, t.n, t.c * t.w, t.d, t.h}, t.w};
 }
 
 namespace {
@@ -30,9 +31,9 @@ namespace {
 // fast as the loops below on AVX-512), one primitive per shape and
 // direction cached per thread; the loops where oneDNN refuses.
 struct ReorderKey {
-  int64_t n, c, hw, to_blocked;
+  int64_t n, c, hw, block, to_blocked;
   bool operator==(const ReorderKey &o) const {
-    return n == o.n && c == o.c && hw == o.hw && to_blocked == o.to_blocked;
+    return n == o.n && c == o.c && hw == o.hw && block == o.block && to_blocked == o.to_blocked;
   }
 };
 struct ReorderEntry {
@@ -48,9 +49,9 @@ struct ReorderCache {
   uint64_t clock = 0;
 };
 
-bool reorder(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, bool to_blocked) {
+bool reorder(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, int64_t block, bool to_blocked) {
   thread_local ReorderCache *cache = new ReorderCache; // never freed, as the engine (Onednn.cpp)
-  const ReorderKey key{n, c, hw, to_blocked};
+  const ReorderKey key{n, c, hw, block, to_blocked};
   bool hit = false;
   ReorderEntry &e = onednn_cache_slot(cache->entries, cache->clock, key, hit);
   if (!hit) {
@@ -60,7 +61,7 @@ bool reorder(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, boo
       using tag = dnnl::memory::format_tag;
       const Onednn &o = onednn();
       const dnnl::memory::desc plain({n, c, hw, 1}, dnnl::memory::data_type::f32, tag::nchw),
-          blocked({n, c, hw, 1}, dnnl::memory::data_type::f32, tag::nChw16c);
+          blocked({n, c, hw, 1}, dnnl::memory::data_type::f32, block == 8 ? tag::nChw8c : tag::nChw16c);
       const dnnl::memory::desc &from = to_blocked ? plain : blocked, &to = to_blocked ? blocked : plain;
       dnnl::reorder::primitive_desc pd(o.engine, from, o.engine, to, onednn_user_scratchpad());
       e.p = dnnl::reorder(pd);
@@ -72,7 +73,7 @@ bool reorder(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, boo
     }
   }
   if (!e.ok) return false;
-  const char *k = to_blocked ? "dxrt_nchw_to_nchw16c" : "dxrt_nchw16c_to_nchw";
+  const char *k = to_blocked ? "dxrt_nchw_to_blocked" : "dxrt_blocked_to_nchw";
   onednn_set_data(k, e.from, const_cast<float *>(src));
   onednn_set_data(k, e.to, dst);
   const dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, e.from.get()}, {DNNL_ARG_TO, e.to.get()}};
@@ -82,25 +83,25 @@ bool reorder(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, boo
 
 } // namespace
 
-void nchw_to_nchw16c(const float *src, float *dst, int64_t n, int64_t c, int64_t hw) {
-  if (n * c * hw > 0 && reorder(src, dst, n, c, hw, true)) return;
+void nchw_to_blocked(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, int64_t block) {
+  if (n * c * hw > 0 && reorder(src, dst, n, c, hw, block, true)) return;
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t cb = 0; cb < c / kChannelBlock; ++cb) {
-      const float *s = src + (i * c + cb * kChannelBlock) * hw;
-      float *d = dst + (i * c + cb * kChannelBlock) * hw;
+    for (int64_t cb = 0; cb < c / block; ++cb) {
+      const float *s = src + (i * c + cb * block) * hw;
+      float *d = dst + (i * c + cb * block) * hw;
       for (int64_t p = 0; p < hw; ++p)
-        for (int64_t k = 0; k < kChannelBlock; ++k) d[p * kChannelBlock + k] = s[k * hw + p];
+        for (int64_t k = 0; k < block; ++k) d[p * block + k] = s[k * hw + p];
     }
 }
 
-void nchw16c_to_nchw(const float *src, float *dst, int64_t n, int64_t c, int64_t hw) {
-  if (n * c * hw > 0 && reorder(src, dst, n, c, hw, false)) return;
+void blocked_to_nchw(const float *src, float *dst, int64_t n, int64_t c, int64_t hw, int64_t block) {
+  if (n * c * hw > 0 && reorder(src, dst, n, c, hw, block, false)) return;
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t cb = 0; cb < c / kChannelBlock; ++cb) {
-      const float *s = src + (i * c + cb * kChannelBlock) * hw;
-      float *d = dst + (i * c + cb * kChannelBlock) * hw;
-      for (int64_t k = 0; k < kChannelBlock; ++k)
-        for (int64_t p = 0; p < hw; ++p) d[k * hw + p] = s[p * kChannelBlock + k];
+    for (int64_t cb = 0; cb < c / block; ++cb) {
+      const float *s = src + (i * c + cb * block) * hw;
+      float *d = dst + (i * c + cb * block) * hw;
+      for (int64_t k = 0; k < block; ++k)
+        for (int64_t p = 0; p < hw; ++p) d[k * hw + p] = s[p * block + k];
     }
 }
 
@@ -118,19 +119,19 @@ float *nchw(const ConvGeometry &g, int blocked, Side side, float *data, bool cop
   if (!(blocked & (side == kXSide ? kXSideBlocked : kYSideBlocked))) return data;
   const int64_t c = side == kXSide ? g.c : g.f, hw = side == kXSide ? g.h * g.w : g.ho * g.wo;
   float *plain = workspace(size_t(g.n * c * hw), side == kXSide ? kSlotNchwX : kSlotNchwY);
-  if (copy) nchw16c_to_nchw(data, plain, g.n, c, hw);
+  if (copy) blocked_to_nchw(data, plain, g.n, c, hw, channel_block(blocked));
   return plain;
 }
 // An output computed into `plain` (nchw's buffer) written back in the side's
 // layout: blocked, since nchw returned a buffer of its own.
-void store(const ConvGeometry &g, Side side, const float *plain, float *data) {
+void store(const ConvGeometry &g, int blocked, Side side, const float *plain, float *data) {
   if (plain == data) return;
   const int64_t c = side == kXSide ? g.c : g.f, hw = side == kXSide ? g.h * g.w : g.ho * g.wo;
-  nchw_to_nchw16c(plain, data, g.n, c, hw);
+  nchw_to_blocked(plain, data, g.n, c, hw, channel_block(blocked));
 }
 
 // One direction (x side, w side, y side as in Conv2d.h) with the sides
-// `blocked` names in nChw16c: oneDNN directly, else through NCHW copies.
+// `blocked` names channel-blocked: oneDNN directly, else through NCHW copies.
 void run(ConvDir dir, const ConvGeometry &g, int blocked, float *x, float *w, float *y) {
   if (blocked == 0) return conv2d_run(dir, g, x, w, y);
   if (conv2d_onednn_applies(g) && conv2d_onednn(dir, g, x, w, y, blocked)) return;
@@ -138,13 +139,13 @@ void run(ConvDir dir, const ConvGeometry &g, int blocked, float *x, float *w, fl
   case ConvDir::kForward: {
     float *yp = nchw(g, blocked, kYSide, y, false);
     conv2d_run(dir, g, nchw(g, blocked, kXSide, x, true), w, yp);
-    store(g, kYSide, yp, y);
+    store(g, blocked, kYSide, yp, y);
     return;
   }
   case ConvDir::kGradInput: {
     float *xp = nchw(g, blocked, kXSide, x, false);
     conv2d_run(dir, g, xp, w, nchw(g, blocked, kYSide, y, true));
-    store(g, kXSide, xp, x);
+    store(g, blocked, kXSide, xp, x);
     return;
   }
   case ConvDir::kGradWeight:
@@ -153,8 +154,13 @@ void run(ConvDir dir, const ConvGeometry &g, int blocked, float *x, float *w, fl
   }
 }
 
-int sides(const Activation &x, const Activation &y) {
-  return (x.blocked ? kXSideBlocked : 0) | (y.blocked ? kYSideBlocked : 0);
+// BlockedSides of an x-side and a y-side activation. Both blocked sides have
+// one block: a program is planned in one (dx-to-linalg's channel-block).
+int sides(const char *k, const Activation &x, const Activation &y) {
+  DXRT_KERNEL_CHECK(!x.blocked() || !y.blocked() || x.block == y.block, k,
+                    str("the x side is in blocks of ", x.block, " channels but the y side in blocks of ", y.block));
+  const int64_t block = x.blocked() ? x.block : y.block;
+  return (x.blocked() ? kXSideBlocked : 0) | (y.blocked() ? kYSideBlocked : 0) | (block == 8 ? kBlock8 : 0);
 }
 
 ConvGeometry geometry(const char *k, const Tensor4 &x, const dxrt_memref4 *wd, const Tensor4 &y, int64_t sh,
@@ -165,66 +171,66 @@ ConvGeometry geometry(const char *k, const Tensor4 &x, const dxrt_memref4 *wd, c
 
 } // namespace
 
-extern "C" void _mlir_ciface_dxrt_conv2d_forward_nchw16c(dxrt_memref5 *xd, dxrt_memref4 *wd, dxrt_memref5 *yd,
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_blocked(dxrt_memref5 *xd, dxrt_memref4 *wd, dxrt_memref5 *yd,
                                                          int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
                                                          int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
-  const char *k = "dxrt_conv2d_forward_nchw16c";
+  const char *k = "dxrt_conv2d_forward_blocked";
   Activation x = activation_view(xd, k, "x"), y = activation_view(yd, k, "y");
   ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  run(ConvDir::kForward, g, sides(x, y), x.t.p, view(wd, k, "w").p, y.t.p);
+  run(ConvDir::kForward, g, sides(k, x, y), x.t.p, view(wd, k, "w").p, y.t.p);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_grad_input_nchw16c(dxrt_memref5 *dyd, dxrt_memref4 *wd, dxrt_memref5 *dxd,
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_input_blocked(dxrt_memref5 *dyd, dxrt_memref4 *wd, dxrt_memref5 *dxd,
                                                             int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                                             int64_t pl, int64_t pr, int64_t dh, int64_t dw,
                                                             int64_t groups) {
-  const char *k = "dxrt_conv2d_grad_input_nchw16c";
+  const char *k = "dxrt_conv2d_grad_input_blocked";
   Activation dy = activation_view(dyd, k, "dy"), dx = activation_view(dxd, k, "dx");
   ConvGeometry g = geometry(k, dx.t, wd, dy.t, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  run(ConvDir::kGradInput, g, sides(dx, dy), dx.t.p, view(wd, k, "w").p, dy.t.p);
+  run(ConvDir::kGradInput, g, sides(k, dx, dy), dx.t.p, view(wd, k, "w").p, dy.t.p);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_nchw16c(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref4 *dwd,
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_blocked(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref4 *dwd,
                                                              int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                                              int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
                                                              int64_t groups) {
-  const char *k = "dxrt_conv2d_grad_weight_nchw16c";
+  const char *k = "dxrt_conv2d_grad_weight_blocked";
   Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x");
   ConvGeometry g = geometry(k, x.t, dwd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  run(ConvDir::kGradWeight, g, sides(x, dy), x.t.p, view(dwd, k, "dw").p, dy.t.p);
+  run(ConvDir::kGradWeight, g, sides(k, x, dy), x.t.p, view(dwd, k, "dw").p, dy.t.p);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_backward_nchw16c(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref4 *wd,
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_blocked(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref4 *wd,
                                                           dxrt_memref5 *dxd, dxrt_memref4 *dwd, int64_t sh,
                                                           int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                           int64_t dh, int64_t ddw, int64_t groups) {
-  const char *k = "dxrt_conv2d_backward_nchw16c";
+  const char *k = "dxrt_conv2d_backward_blocked";
   Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x"), dx = activation_view(dxd, k, "dx");
   Tensor4 w = view(wd, k, "w"), dw = view(dwd, k, "dw");
   ConvGeometry g = geometry(k, x.t, wd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dx.t, x.t), k, str("dx is ", shape(dx.t), " but x is ", shape(x.t)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // dx and x may be in different layouts: each direction takes its own.
-  const int in = sides(dx, dy), wt = sides(x, dy);
+  const int in = sides(k, dx, dy), wt = sides(k, x, dy);
   if (in == 0 && wt == 0) return conv2d_backward_run(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p);
   if (in == wt && conv2d_onednn_applies(g) && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in)) return;
   run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
   run(ConvDir::kGradWeight, g, wt, x.t.p, dw.p, dy.t.p);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(dxrt_memref5 *xd, dxrt_memref4 *wd,
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(dxrt_memref5 *xd, dxrt_memref4 *wd,
                                                                      dxrt_memref5 *dyd, dxrt_memref5 *yd,
                                                                      dxrt_memref4 *dwd, int64_t sh, int64_t sw,
                                                                      int64_t pt, int64_t pb, int64_t pl, int64_t pr,
                                                                      int64_t dh, int64_t ddw, int64_t groups) {
-  const char *k = "dxrt_conv2d_forward_grad_weight_nchw16c";
+  const char *k = "dxrt_conv2d_forward_grad_weight_blocked";
   Activation x = activation_view(xd, k, "x"), dy = activation_view(dyd, k, "dy"), y = activation_view(yd, k, "y");
   Tensor4 w = view(wd, k, "w"), dw = view(dwd, k, "dw");
   ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dy.t, y.t), k, str("dy is ", shape(dy.t), " but y is ", shape(y.t)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // dy and y may be in different layouts: each direction takes its own.
-  const int fw = sides(x, y), wt = sides(x, dy);
+  const int fw = sides(k, x, y), wt = sides(k, x, dy);
   if (fw == 0 && wt == 0) return conv2d_forward_grad_weight_run(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p);
   if (fw == wt && conv2d_onednn_applies(g) && conv2d_forward_grad_weight_onednn(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p, fw))
     return;
@@ -232,18 +238,18 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_nchw16c(dxrt_memref
   run(ConvDir::kGradWeight, g, wt, x.t.p, dw.p, dy.t.p);
 }
 
-extern "C" void _mlir_ciface_dxrt_nchw_to_nchw16c(dxrt_memref4 *xd, dxrt_memref5 *yd) {
-  const char *k = "dxrt_nchw_to_nchw16c";
+extern "C" void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *xd, dxrt_memref5 *yd) {
+  const char *k = "dxrt_nchw_to_blocked";
   Tensor4 x = view(xd, k, "x");
   Activation y = activation_view(yd, k, "y");
-  DXRT_KERNEL_CHECK(same_shape(x, y.t) && y.blocked, k, str("y is ", shape(y.t), " but x is ", shape(x)));
-  nchw_to_nchw16c(x.p, y.t.p, x.n, x.c, x.h * x.w);
+  DXRT_KERNEL_CHECK(same_shape(x, y.t) && y.blocked(), k, str("y is ", shape(y.t), " but x is ", shape(x)));
+  nchw_to_blocked(x.p, y.t.p, x.n, x.c, x.h * x.w, y.block);
 }
 
-extern "C" void _mlir_ciface_dxrt_nchw16c_to_nchw(dxrt_memref5 *xd, dxrt_memref4 *yd) {
-  const char *k = "dxrt_nchw16c_to_nchw";
+extern "C" void _mlir_ciface_dxrt_blocked_to_nchw(dxrt_memref5 *xd, dxrt_memref4 *yd) {
+  const char *k = "dxrt_blocked_to_nchw";
   Activation x = activation_view(xd, k, "x");
   Tensor4 y = view(yd, k, "y");
-  DXRT_KERNEL_CHECK(same_shape(x.t, y) && x.blocked, k, str("y is ", shape(y), " but x is ", shape(x.t)));
-  nchw16c_to_nchw(x.t.p, y.p, x.t.n, x.t.c, x.t.h * x.t.w);
+  DXRT_KERNEL_CHECK(same_shape(x.t, y) && x.blocked(), k, str("y is ", shape(y), " but x is ", shape(x.t)));
+  blocked_to_nchw(x.t.p, y.p, x.t.n, x.t.c, x.t.h * x.t.w, x.block);
 }
