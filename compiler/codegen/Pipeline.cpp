@@ -7,6 +7,7 @@
 #include "lowering/CudaKernelNames.h"
 #include "lowering/EmulateGpuOrder.h"
 #include "lowering/FuseCheapProducers.h"
+#include "lowering/SimplifyCompares.h"
 #include "lowering/FuseReductionLoops.h"
 #include "lowering/LowerDx.h"
 #include "lowering/MergeGpuModules.h"
@@ -75,6 +76,7 @@ void registerPipelinePasses() {
     registerVectorizeCpuPass();
     registerProfilePointsPass();
     registerFuseCheapProducersPass();
+    registerSimplifyComparesPass();
     registerGradsReadyPass();
     registerFuseReductionLoopsPass();
     registerPropagateLayoutsPass();
@@ -389,7 +391,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg{channel-block=" + std::to_string(block) +
                                          "}, inline, symbol-dce, canonicalize, cse, " + layouts +
                                          "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
-                                         "canonicalize, cse" +
+                                         "dx-simplify-compares, canonicalize, cse" +
                                          (blocked ? ", dx-drop-unit-block-dims, canonicalize, cse" : ""))))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
