@@ -455,11 +455,31 @@ std::pair<Value, Value> batchMoments(OpBuilder &b, Location loc, Value x, llvm::
 
 // Normalisation forward: y = (x - mean) * rsqrt(var + eps) * gamma + beta,
 // stats read through statMap, gamma/beta through paramMap.
+//
+// When the parameters are per statistic (a batch norm: both per channel),
+// the affine map folds into two coefficients per channel, as PyTorch's CPU
+// batch norm does: y = x * scale + shift, scale = gamma * rsqrt(var + eps),
+// shift = beta - mean * scale. Per element that is a multiply and an add,
+// not four operations on four broadcast operands; the relu mask that a
+// following relu's gradient recomputes from y inside the backward passes
+// (dx-fuse-cheap-producers) costs as little, and is the forward's mask bit
+// for bit: the same two operations on the same values.
 Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value var, Value gamma, Value beta, double eps,
                 mlir::AffineMap statMap, mlir::AffineMap paramMap) {
   auto t = ttype(x);
   mlir::MLIRContext *ctx = b.getContext();
   auto id = mlir::AffineMap::getMultiDimIdentityMap(t.getRank(), ctx);
+  if (!gamma || paramMap == statMap) {
+    auto st = ttype(mean);
+    Value scale = gamma ? ew(b, loc, st, {var, gamma}, [&](S &s, mlir::ValueRange a) {
+      return s.mul(s.rsqrt(s.add(a[0], s.c(eps))), a[1]);
+    }) : ew(b, loc, st, {var}, [&](S &s, mlir::ValueRange a) { return s.rsqrt(s.add(a[0], s.c(eps))); });
+    Value shift = gamma ? ew(b, loc, st, {mean, scale, beta}, [](S &s, mlir::ValueRange a) {
+      return s.sub(a[2], s.mul(a[0], a[1]));
+    }) : ew(b, loc, st, {mean, scale}, [](S &s, mlir::ValueRange a) { return s.neg(s.mul(a[0], a[1])); });
+    return ew(b, loc, t, {x, scale, shift}, [](S &s, mlir::ValueRange a) { return s.add(s.mul(a[0], a[1]), a[2]); },
+              {id, statMap, statMap});
+  }
   llvm::SmallVector<Value> ins = {x, mean, var};
   llvm::SmallVector<mlir::AffineMap> maps = {id, statMap, statMap};
   if (gamma) {
@@ -473,28 +493,65 @@ Value normalize(OpBuilder &b, Location loc, Value x, Value mean, Value var, Valu
   }, maps);
 }
 
-// sum(dy) and sum(dy * xhat) over `dims`, xhat = (x - mean) / sqrt(var + eps),
-// in one linalg.generic with two outputs: one pass over dy and x.
-std::pair<Value, Value> sumsOfDyAndDyXhat(OpBuilder &b, Location loc, Value dy, Value x, Value mean, Value var,
-                                          double eps, llvm::ArrayRef<int64_t> dims, mlir::RankedTensorType statType,
-                                          mlir::AffineMap statMap) {
+// sum(dy) and sum(dy * (x - mean)) over `dims`, in one linalg.generic with
+// two outputs: one pass over dy and x. (The second times rsqrt(var + eps) is
+// sum(dy * xhat): multiplied once per statistic, not per element.)
+std::pair<Value, Value> sumsOfDyAndDyXc(OpBuilder &b, Location loc, Value dy, Value x, Value mean,
+                                        llvm::ArrayRef<int64_t> dims, mlir::RankedTensorType statType,
+                                        mlir::AffineMap statMap) {
   mlir::MLIRContext *ctx = b.getContext();
   unsigned R = ttype(x).getRank();
   auto iters = reductionIterators(R, dims);
   auto id = mlir::AffineMap::getMultiDimIdentityMap(R, ctx);
   Value acc0 = filledTensor(b, loc, statType, {x}, 0.0), acc1 = filledTensor(b, loc, statType, {x}, 0.0);
   auto generic = b.create<mlir::linalg::GenericOp>(
-      loc, mlir::TypeRange{statType, statType}, mlir::ValueRange{dy, x, mean, var}, mlir::ValueRange{acc0, acc1},
-      llvm::ArrayRef<mlir::AffineMap>{id, id, statMap, statMap, statMap, statMap}, iters,
+      loc, mlir::TypeRange{statType, statType}, mlir::ValueRange{dy, x, mean}, mlir::ValueRange{acc0, acc1},
+      llvm::ArrayRef<mlir::AffineMap>{id, id, statMap, statMap, statMap}, iters,
       [&](OpBuilder &nb, Location l, mlir::ValueRange a) {
         S s{nb, l};
-        Value xhat = s.mul(s.sub(a[1], a[2]), s.rsqrt(s.add(a[3], s.c(eps))));
         auto reassoc = arith::FastMathFlags::reassoc;
-        Value s0 = nb.create<arith::AddFOp>(l, a[4], a[0], reassoc);
-        Value s1 = nb.create<arith::AddFOp>(l, a[5], s.mul(a[0], xhat), reassoc);
+        Value s0 = nb.create<arith::AddFOp>(l, a[3], a[0], reassoc);
+        Value s1 = nb.create<arith::AddFOp>(l, a[4], s.mul(a[0], s.sub(a[1], a[2])), reassoc);
         nb.create<mlir::linalg::YieldOp>(l, mlir::ValueRange{s0, s1});
       });
   return {generic.getResult(0), generic.getResult(1)};
+}
+
+// A batch norm's gradient (statistics and parameters per channel) in two
+// passes over dy and x. With g = dy * gamma and istd = rsqrt(var + eps),
+//   dx = (g - sum(g)/m - xhat * sum(g * xhat)/m) * istd
+//      = dy * k1 + (x - mean) * k2 + k3,
+//   k1 = gamma * istd, k2 = -istd^2 * sum(g * xhat)/m, k3 = -istd * sum(g)/m,
+// per channel (PyTorch's CPU kernel keeps x - mean the same way: no
+// cancellation between x * k2 and mean * k2 when |mean| >> std). Five
+// operations per element and six broadcast operands, not eight on six.
+std::tuple<Value, Value, Value> batchNormGrad(OpBuilder &b, Location loc, Value dy, Value x, Value gamma, Value mean,
+                                              Value var, double eps, llvm::ArrayRef<int64_t> dims,
+                                              mlir::RankedTensorType statType, mlir::AffineMap statMap) {
+  auto t = ttype(x);
+  auto id = mlir::AffineMap::getMultiDimIdentityMap(t.getRank(), b.getContext());
+  Value m = countAsF32(b, loc, x, dims);
+  auto [sdy, sdyxc] = sumsOfDyAndDyXc(b, loc, dy, x, mean, dims, statType, statMap);
+  Value istd = ew(b, loc, statType, {var}, [&](S &s, mlir::ValueRange a) { return s.rsqrt(s.add(a[0], s.c(eps))); });
+  // dbeta = sum(dy), dgamma = sum(dy * xhat); sum(g) = gamma * dbeta, sum(g * xhat) = gamma * dgamma.
+  Value dbeta = sdy;
+  Value dgamma = ew(b, loc, statType, {sdyxc, istd}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
+  llvm::SmallVector<Value> k = {istd, dgamma, dbeta};
+  if (gamma) k.push_back(gamma);
+  Value k1 = gamma ? ew(b, loc, statType, {istd, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); })
+                   : istd;
+  Value k2 = ew(b, loc, statType, k, [&](S &s, mlir::ValueRange a) {
+    Value sumGX = a.size() > 3 ? s.mul(a[1], a[3]) : a[1];
+    return s.neg(s.mul(s.mul(a[0], a[0]), s.div(sumGX, m)));
+  });
+  Value k3 = ew(b, loc, statType, k, [&](S &s, mlir::ValueRange a) {
+    Value sumG = a.size() > 3 ? s.mul(a[2], a[3]) : a[2];
+    return s.neg(s.mul(a[0], s.div(sumG, m)));
+  });
+  Value dx = ew(b, loc, t, {dy, x, mean, k1, k2, k3}, [](S &s, mlir::ValueRange a) {
+    return s.add(s.add(s.mul(a[0], a[3]), s.mul(s.sub(a[1], a[2]), a[4])), a[5]);
+  }, {id, id, statMap, statMap, statMap, statMap});
+  return {dx, dgamma, dbeta};
 }
 
 // Gradient of a normalisation over `dims` (statistics recomputed from x).
@@ -510,28 +567,17 @@ std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, V
   // them one computation.
   auto [mean, var] = batchStatistics ? batchMoments(b, loc, x, statDims, statType, statMap)
                                      : moments(b, loc, x, statDims, statType, {id, statMap});
+  if (llvm::equal(paramDims, statDims))
+    return batchNormGrad(b, loc, dy, x, gamma, mean, var, eps, statDims, statType, statMap);
   Value m = countAsF32(b, loc, x, statDims);
   Value xhat = ew(b, loc, t, {x, mean, var}, [&](S &s, mlir::ValueRange a) {
     return s.mul(s.sub(a[0], a[1]), s.rsqrt(s.add(a[2], s.c(eps))));
   }, {id, statMap, statMap});
   Value g = gamma ? ew(b, loc, t, {dy, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }, {id, paramMap})
                   : dy;
-  Value sumG, sumGX, dgamma, dbeta;
-  if (llvm::equal(paramDims, statDims)) {
-    // Batch norm: parameters and statistics both per channel, so
-    // sum(g) = gamma * dbeta and sum(g * xhat) = gamma * dgamma, and one
-    // pass over dy and x gives all four (not four passes).
-    auto [sdy, sdyx] = sumsOfDyAndDyXhat(b, loc, dy, x, mean, var, eps, statDims, statType, statMap);
-    dbeta = sdy;
-    dgamma = sdyx;
-    sumG = gamma ? ew(b, loc, statType, {sdy, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }) : sdy;
-    sumGX =
-        gamma ? ew(b, loc, statType, {sdyx, gamma}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); }) : sdyx;
-  } else {
-    Value gx = ew(b, loc, t, {g, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
-    sumG = reduceSum(b, loc, g, statDims, statType);
-    sumGX = reduceSum(b, loc, gx, statDims, statType);
-  }
+  Value gx = ew(b, loc, t, {g, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
+  Value sumG = reduceSum(b, loc, g, statDims, statType);
+  Value sumGX = reduceSum(b, loc, gx, statDims, statType);
   // sum(g * xhat) / m is divided once per statistic, not per element: the
   // per-element product then needs no division in the loop (it was a vector
   // divide per register in a batch norm's dx pass, perf annotate).
@@ -539,11 +585,9 @@ std::tuple<Value, Value, Value> normGrad(OpBuilder &b, Location loc, Value dy, V
     Value inner = s.sub(s.sub(a[0], s.div(a[3], m)), s.mul(a[1], s.div(a[4], m)));
     return s.mul(inner, s.rsqrt(s.add(a[2], s.c(eps))));
   }, {id, id, statMap, statMap, statMap});
-  if (!dgamma) {
-    Value dyx = ew(b, loc, t, {dy, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
-    dgamma = reduceSum(b, loc, dyx, paramDims, paramType);
-    dbeta = reduceSum(b, loc, dy, paramDims, paramType);
-  }
+  Value dyx = ew(b, loc, t, {dy, xhat}, [](S &s, mlir::ValueRange a) { return s.mul(a[0], a[1]); });
+  Value dgamma = reduceSum(b, loc, dyx, paramDims, paramType);
+  Value dbeta = reduceSum(b, loc, dy, paramDims, paramType);
   return {dx, dgamma, dbeta};
 }
 

@@ -284,11 +284,19 @@ void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes, 
   // step, the microscopy CNN's 10.7 instead of 15.7. The channel's sum is then
   // read and written once per row of H*W (in L1) instead of kept in a
   // register across N.
+  // The same holds for a blocked layout's sums, [N, C/16, H*W, 16] over N and
+  // H*W with the vector dim (16 channels) parallel: block first would read a
+  // run of H*W*16 floats of each sample, skip the other blocks', and come back
+  // for them later. Kept in order, the tile's sums stay in registers across
+  // the loop over H*W right outside the vector dim. Measured on one core (the
+  // AVX-512 EPYC, a [64, 2, 784, 16] batch norm's two backward sums, from
+  // DRAM): 0.20-0.28 instead of 0.32-0.59 ms.
   llvm::SmallVector<unsigned> order;
   bool reductionBeforeParallel = false;
   for (unsigned d = 0; d < v; ++d)
     for (unsigned e = d + 1; e < v && !isPar(d); ++e) reductionBeforeParallel |= isPar(e);
-  if (!isPar(v) && reductionBeforeParallel) {
+  const bool reductionRun = !isPar(v) || (v > 0 && !isPar(v - 1));
+  if (reductionRun && reductionBeforeParallel) {
     for (unsigned d = 0; d <= v; ++d) order.push_back(d);
   } else {
     for (unsigned d = 0; d < v; ++d)

@@ -6,7 +6,11 @@
 // batch statistics over N, H, W, and dx.running_stats updates the running
 // ones (PyTorch: momentum 0.1, unbiased variance).
 
-// Eval: ONE loop, (x - rm) / sqrt(rv + eps) * gamma + beta, fused with the relu after it.
+// Eval: ONE loop, fused with the relu after it. The affine map folds into
+// two coefficients per channel, y = x * scale + shift with
+// scale = gamma / sqrt(rv + eps) and shift = beta - rm * scale (computed per
+// channel; fusion inlines them, and dx-vectorize-cpu hoists them out of the
+// loops over H and W), so per element it is one multiply and one add.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batchnorm_eval(
@@ -14,16 +18,17 @@
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-DAG: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[X]], %[[RM]], %[[RV]], %[[G]], %[[B]] :
-// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[MV:.*]]: f32, %[[VV:.*]]: f32, %[[GV:.*]]: f32, %[[BV:.*]]: f32, %{{.*}}: f32):
+// CHECK-SAME: ins(%[[X]], %[[RV]], %[[G]], %[[RM]], %[[B]] :
+// CHECK-NEXT: ^bb0(%[[XV:.*]]: f32, %[[VV:.*]]: f32, %[[GV:.*]]: f32, %[[MV:.*]]: f32, %[[BV:.*]]: f32, %{{.*}}: f32):
 // CHECK-NEXT: %[[VE:.*]] = arith.addf %[[VV]], %[[EPS]]
 // CHECK-NEXT: %[[SD:.*]] = math.sqrt %[[VE]]
 // CHECK-NEXT: %[[INV:.*]] = arith.divf %[[ONE]], %[[SD]]
-// CHECK-NEXT: %[[XC:.*]] = arith.subf %[[XV]], %[[MV]]
-// CHECK-NEXT: %[[XH:.*]] = arith.mulf %[[XC]], %[[INV]]
-// CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[XH]], %[[GV]]
-// CHECK-NEXT: %[[SH:.*]] = arith.addf %[[SC]], %[[BV]]
-// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[SH]]
+// CHECK-NEXT: %[[SC:.*]] = arith.mulf %[[INV]], %[[GV]]
+// CHECK-NEXT: %[[MS:.*]] = arith.mulf %[[MV]], %[[SC]]
+// CHECK-NEXT: %[[SH:.*]] = arith.subf %[[BV]], %[[MS]]
+// CHECK-NEXT: %[[XS:.*]] = arith.mulf %[[XV]], %[[SC]]
+// CHECK-NEXT: %[[YV:.*]] = arith.addf %[[XS]], %[[SH]]
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[YV]]
 // CHECK-NEXT: linalg.yield %[[R]]
 // CHECK-NOT: linalg.generic
 // CHECK: return %[[Y]]
@@ -76,7 +81,7 @@ func.func @batchnorm_eval(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tensor
 // CHECK-NEXT: %[[V:.*]] = arith.subf %[[M2]], %[[M1SQ]]
 // CHECK-NEXT: arith.maximumf %[[V]], %[[ZERO]]
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[X]], %[[MEAN]], %[[VAR]], %[[G]], %[[B]] :
+// CHECK-SAME: ins(%[[X]], %[[VAR]], %[[G]], %[[MEAN]], %[[B]] :
 // CHECK: math.sqrt
 // running_mean: 0.9 rm + 0.1 mean
 // CHECK: %[[NM:.*]] = linalg.generic {{.*}} ins(%[[RM]], %[[MEAN]] : tensor<6xf32>, tensor<6xf32>)
@@ -105,10 +110,12 @@ func.func @batchnorm_train(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tenso
 
 // The gradient recomputes the statistics from x as the forward pass does
 // (one pass, after the first sample's shift; CSE merges the two), then one pass
-// over dy and x gives both sums, dbeta = sum(dy) and dgamma = sum(dy xhat)
-// (sums over N, H, W; one linalg.generic with two outputs), and one more
-//   dx = (g - sum(g)/m - xhat sum(g xhat)/m) / sqrt(var + eps),  g = dy gamma,
-// with sum(g) = gamma dbeta and sum(g xhat) = gamma dgamma.
+// over dy and x gives both sums, dbeta = sum(dy) and sum(dy (x - mean))
+// (sums over N, H, W; one linalg.generic with two outputs; times
+// istd = 1/sqrt(var + eps) per channel that is dgamma = sum(dy xhat)), and one more
+//   dx = dy k1 + (x - mean) k2 + k3,  k1 = gamma istd,
+//   k2 = -istd^2 gamma dgamma / m,  k3 = -istd gamma dbeta / m,
+// the coefficients per channel (fusion inlines them; the vectorizer hoists them).
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batchnorm_grad(
@@ -118,15 +125,25 @@ func.func @batchnorm_train(%x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>, %b: tenso
 // CHECK: %[[K:.*]] = linalg.generic {{.*}} ins(%[[FSUM]] : tensor<6xf32>)
 // CHECK: %[[MOM:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[X]], %[[K]] :
 // CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[K]], %[[MOM]]#0 :
-// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[MOM]]#0, %[[MOM]]#1 :
-// CHECK: %[[SUMS:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]], %[[X]], %[[MEAN]], %[[VAR]] :
+// CHECK: %[[SUMS:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[CH]], #[[CH]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[DY]], %[[X]], %[[MEAN]] :
+// CHECK-NEXT: ^bb0(%[[DYV:.*]]: f32, %[[XV:.*]]: f32, %[[MV:.*]]: f32, %[[S0:.*]]: f32, %[[S1:.*]]: f32):
+// CHECK-NEXT: arith.addf %[[S0]], %[[DYV]] fastmath<reassoc>
+// CHECK-NEXT: %[[XC:.*]] = arith.subf %[[XV]], %[[MV]]
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[DYV]], %[[XC]]
+// CHECK-NEXT: arith.addf %[[S1]], %[[P]] fastmath<reassoc>
+// CHECK: %[[ISTD:.*]] = linalg.generic {{.*}} ins(%[[MOM]]#0, %[[MOM]]#1 :
 // CHECK: math.sqrt
-// CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: arith.mulf
-// CHECK: arith.addf {{.*}} fastmath<reassoc>
-// CHECK: %[[DX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[DY]], %[[G]], %[[X]], %[[MEAN]], %[[VAR]], %[[SUMS]]#0, %[[SUMS]]#1 :
+// CHECK: %[[DG:.*]] = linalg.generic {{.*}} ins(%[[SUMS]]#1, %[[ISTD]] :
+// CHECK: %[[DX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[MEAN]], %[[ISTD]], %[[G]], %[[DG]], %[[SUMS]]#0 :
+// CHECK-NOT: math.sqrt
+// CHECK: %[[XC2:.*]] = arith.subf
+// CHECK-NEXT: arith.mulf %[[XC2]]
+// CHECK-NEXT: %[[DYK:.*]] = arith.mulf
+// CHECK-NEXT: %[[T:.*]] = arith.addf %[[DYK]]
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[T]]
+// CHECK-NEXT: linalg.yield %[[R]]
 // CHECK-NOT: linalg.generic
-// CHECK: return %[[DX]], %[[SUMS]]#1, %[[SUMS]]#0
+// CHECK: return %[[DX]], %[[DG]], %[[SUMS]]#0
 func.func @batchnorm_grad(%dy: tensor<?x6x4x4xf32>, %x: tensor<?x6x4x4xf32>, %g: tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>) {
   %dx, %dgamma, %dbeta = dx.norm_grad "batchnorm" %dy, %x gamma(%g) {dims = 1 : i64, eps = 1.000000e-05 : f64} : (tensor<?x6x4x4xf32>, tensor<?x6x4x4xf32>, tensor<6xf32>) -> (tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>)
   return %dx, %dgamma, %dbeta : tensor<?x6x4x4xf32>, tensor<6xf32>, tensor<6xf32>

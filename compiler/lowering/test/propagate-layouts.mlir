@@ -143,14 +143,15 @@ func.func @residual_add(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>, %w
 // joins the group: its statistics are sums over N, H and W of the packed
 // tensor into [2, 16] (one vector of 16 channels per block), its
 // normalisation and the relu run on the packed tensor, and the running
-// statistics take only the count from x. The mean and variance go back
+// statistics take only the count from x. The normalisation reads two
+// per-channel coefficients (scale and shift). The mean and variance go back
 // to [32] for dx.running_stats.
 // CHECK-LABEL: func.func @batchnorm_between(
 // CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK-NOT: tensor.pack
 // CHECK-NOT: dxrt_nchw
 // CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>) outs(%{{.*}}, %{{.*}} : tensor<2x16xf32>, tensor<2x16xf32>)
-// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>)
 // CHECK: arith.maximumf
 // CHECK: call @dxrt_conv2d_forward_blocked(
@@ -170,12 +171,12 @@ func.func @batchnorm_between(%x: tensor<?x3x8x8xf32>, %w1: tensor<32x3x3x3xf32>,
 
 // The gradient: dy comes from a convolution's input gradient, dx goes to
 // another's, and the batch norm's backward pass (its sums of dy and
-// dy * xhat per channel, then dx) runs on the packed tensors between them.
+// dy * (x - mean) per channel, then dx) runs on the packed tensors between them.
 // CHECK-LABEL: func.func @batchnorm_grad_between(
 // CHECK: call @dxrt_conv2d_grad_input_blocked(
 // CHECK-NOT: tensor.unpack
 // CHECK-NOT: dxrt_nchw
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<?x2x8x8x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction", "parallel"]} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<?x2x8x8x16xf32>, tensor<?x2x8x8x16xf32>, tensor<2x16xf32>)
 // CHECK-NOT: tensor.pack
 // CHECK: call @dxrt_conv2d_grad_input_blocked(
 // CHECK-NOT: dxrt_nchw

@@ -92,6 +92,37 @@ func.func @batchnorm_sum(%x: memref<?x32x28x28xf32>, %s: memref<32xf32>) {
 
 // -----
 
+// The same sums in a channel-blocked layout, [N, C/16, H*W, 16] over N and
+// H*W: the vector dim (16 channels) is parallel, but a reduction dim (N)
+// still comes before a parallel one (the block), so the loops keep the
+// tensor's order, N, block, H*W, and read it front to back; the block's 16
+// sums stay in a register across the loop over H*W right outside the vector
+// dim, loaded before it and stored after it.
+// CHECK-LABEL: func.func @blocked_batchnorm_sum(
+// CHECK: scf.for %[[N:.*]] = %c0 to %{{.*}} step %c1 {
+// CHECK:   scf.for %[[B:.*]] = %c0 to %c2 step %c1 {
+// CHECK:     %[[OUT:.*]] = memref.subview %{{.*}}[%[[B]], 0] [1, 16] [1, 1]
+// CHECK:     %[[PREV:.*]] = vector.load %[[OUT]]
+// CHECK:     %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c784 step %c1 iter_args(%[[ACC:.*]] = %[[PREV]]) -> (vector<16xf32>)
+// CHECK-NOT:   vector.store
+// CHECK:       %[[V:.*]] = vector.load {{.*}} vector<16xf32>
+// CHECK:       %[[NEXT:.*]] = arith.addf %[[ACC]], %[[V]] : vector<16xf32>
+// CHECK:       scf.yield %[[NEXT]]
+// CHECK:     vector.store %[[SUM]], %[[OUT]]
+#xb = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#cb = affine_map<(d0, d1, d2, d3) -> (d1, d3)>
+func.func @blocked_batchnorm_sum(%x: memref<?x2x784x16xf32>, %s: memref<2x16xf32>) {
+  linalg.generic {indexing_maps = [#xb, #cb], iterator_types = ["reduction", "parallel", "reduction", "parallel"]}
+      ins(%x : memref<?x2x784x16xf32>) outs(%s : memref<2x16xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %r = arith.addf %a, %acc fastmath<reassoc> : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A row's maximum and sum of squares over [B, 100] (two results of one
 // op): the loop over the row's 6 full tiles carries 16 partial maxima from
 // -inf and 16 partial sums from 0, reduced once after it into the values
