@@ -193,6 +193,9 @@ struct Tiler {
   llvm::SmallVector<Value> sizes;       // extent of each dim
   llvm::SmallVector<OpFoldResult> ivs;  // offset of each dim in the current tile
   llvm::SmallVectorImpl<mlir::Operation *> &fullTiles;
+  // The vector dim's static extent when the remainder is one full tile that
+  // ends at the extent (overlapping the last full tile; see overlappable()).
+  std::optional<int64_t> overlapTail;
 
   mlir::scf::ForOp loop(Value lb, Value ub, int64_t step, unsigned dim) {
     Value s = rw.create<mlir::arith::ConstantIndexOp>(loc, step);
@@ -233,6 +236,10 @@ struct Tiler {
     ivs[d] = main.getInductionVar();
     nest(level + 1, tile);
     rw.setInsertionPointAfter(main);
+    if (overlapTail) {
+      ivs[d] = rw.getIndexAttr(*overlapTail - tile);
+      return nest(level + 1, tile);
+    }
     auto rest = loop(full, sizes[d], 1, d);
     rw.setInsertionPoint(rest.getBody()->getTerminator());
     ivs[d] = rest.getInductionVar();
@@ -248,6 +255,24 @@ bool streamable(linalg::GenericOp g) {
   if (g.getNumReductionLoops() != 0) return false;
   for (mlir::OpOperand &o : g.getDpsInitsMutable())
     if (!g.getMatchingIndexingMap(&o).isIdentity() || !bufferOf(o.get()).getDefiningOp<memref::ViewOp>()) return false;
+  return true;
+}
+
+// Whether the remainder of the vector dim can be one full tile that ends at
+// the extent, overlapping the last full one (a row of 196 = 14x14 floats:
+// 12 tiles of 16, then the tile at 180 instead of 4 scalar iterations with
+// their own loop, loads and broadcasts, a quarter of the row's time): the
+// elements computed twice get the same value twice. That holds when the op
+// only writes its outputs (elementwise: no reduction, no output read back)
+// and no output is the buffer of an input (in place, the second time would
+// read what the first wrote).
+bool overlappable(linalg::GenericOp g) {
+  if (g.getNumReductionLoops() != 0) return false;
+  for (mlir::OpOperand &o : g.getDpsInitsMutable())
+    if (g.payloadUsesValueFromOperand(&o)) return false;
+  for (Value init : g.getDpsInits())
+    for (Value in : g.getDpsInputs())
+      if (mlir::isa<mlir::MemRefType>(in.getType()) && bufferOf(in) == bufferOf(init)) return false;
   return true;
 }
 
@@ -312,7 +337,10 @@ void tileForVectors(mlir::RewriterBase &rw, linalg::GenericOp g, int64_t lanes, 
   llvm::SmallVector<Value> sizes;
   for (mlir::Range r : mlir::cast<linalg::LinalgOp>(g.getOperation()).createLoopRanges(rw, loc))
     sizes.push_back(mlir::getValueOrCreateConstantIndexOp(rw, loc, r.size));
-  Tiler tiler{rw, g, loc, v, tile, order, sizes, llvm::SmallVector<OpFoldResult>(n, rw.getIndexAttr(0)), fullTiles};
+  Tiler tiler{rw, g, loc, v, tile, order, sizes, llvm::SmallVector<OpFoldResult>(n, rw.getIndexAttr(0)), fullTiles,
+              std::nullopt};
+  if (!mlir::ShapedType::isDynamic(extent) && extent > tile && extent % tile != 0 && overlappable(g))
+    tiler.overlapTail = extent;
   if (streaming && streamable(g)) {
     // Two copies: streaming stores when the output is large (known only
     // at run time: the batch), plain ones otherwise. The size is the whole

@@ -6,8 +6,9 @@
 // accumulators carried in registers through reduction loops, polynomial
 // math. What it cannot vectorize keeps a linalg.generic (scalar loops).
 
-// A dense layer's bias + ReLU over [B, 100]: 6 full tiles of 16, then a
-// scalar remainder of 4.
+// A dense layer's bias + ReLU over [B, 100]: 6 full tiles of 16, then the
+// remainder as one more full tile ending at 100 (at 84, overlapping the
+// sixth: an elementwise op writes those 12 elements twice, the same values).
 // CHECK-LABEL: func.func @bias_relu(
 // CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 {
 // CHECK:   scf.for %{{.*}} = %c0 to %c96 step %c16 {
@@ -16,8 +17,11 @@
 // CHECK:     arith.addf {{.*}} : vector<16xf32>
 // CHECK:     arith.maximumf {{.*}} : vector<16xf32>
 // CHECK:     vector.store {{.*}} vector<16xf32>
-// CHECK:   scf.for %{{.*}} = %c96 to %c100 step %c1 {
-// CHECK:     linalg.generic {{.*}} ins({{.*}} : memref<1x1xf32, {{.*}}>, memref<1xf32, {{.*}}>) outs({{.*}} : memref<1x1xf32
+// CHECK:   }
+// CHECK:   memref.subview %{{.*}}[%{{.*}}, 84] [1, 16]
+// CHECK:   arith.maximumf {{.*}} : vector<16xf32>
+// CHECK:   vector.store {{.*}} vector<16xf32>
+// CHECK-NOT: linalg.generic
 // AVX512-LABEL: func.func @bias_relu(
 // AVX512: scf.for %{{.*}} = %c0 to %c96 step %c32 {
 // AVX512: arith.maximumf {{.*}} : vector<32xf32>
@@ -274,6 +278,57 @@ func.func @normalize(%x: memref<?x8x10x10xf32>, %m: memref<8xf32>, %v: memref<8x
     %ve = arith.addf %var, %eps : f32
     %s = math.sqrt %ve : f32
     %r = arith.divf %c, %s : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The remainder of an elementwise row is one more full tile that ends at
+// the row's end: rows of 196 (14x14) are 12 tiles of 16, then the tile at
+// 180 (4 elements written twice, with the same values), not 4 scalar
+// iterations.
+// CHECK-LABEL: func.func @overlapping_tail(
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c192 step %c16 {
+// CHECK:     vector.store {{.*}} vector<16xf32>
+// CHECK:   }
+// CHECK:   memref.subview %{{.*}}[%{{.*}}, %{{.*}}, 180] [1, 1, 16]
+// CHECK:   arith.maximumf {{.*}} : vector<16xf32>
+// CHECK:   vector.store {{.*}} vector<16xf32>
+// CHECK-NOT: linalg.generic
+#nr = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#nrc = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @overlapping_tail(%x: memref<?x64x14x14xf32>, %s: memref<64xf32>, %b: memref<64xf32>, %y: memref<?x64x14x14xf32>) {
+  linalg.generic {indexing_maps = [#nr, #nrc, #nrc, #nr], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %s, %b : memref<?x64x14x14xf32>, memref<64xf32>, memref<64xf32>) outs(%y : memref<?x64x14x14xf32>) {
+  ^bb0(%a: f32, %sc: f32, %sh: f32, %o: f32):
+    %m = arith.mulf %a, %sc : f32
+    %r = arith.addf %m, %sh : f32
+    %z = arith.constant 0.0 : f32
+    %q = arith.maximumf %r, %z : f32
+    linalg.yield %q : f32
+  }
+  return
+}
+
+// -----
+
+// In place (the output is the input's buffer), the overlapped elements would
+// be computed again from what the first tile wrote: the remainder stays
+// scalar.
+// CHECK-LABEL: func.func @in_place_tail(
+// CHECK: scf.for %{{.*}} = %c0 to %c96 step %c16 {
+// CHECK:   arith.addf {{.*}} : vector<16xf32>
+// CHECK: scf.for %{{.*}} = %c96 to %c100 step %c1 {
+// CHECK:   linalg.generic
+func.func @in_place_tail(%x: memref<100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : memref<100xf32>) outs(%x : memref<100xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %r = arith.addf %a, %one : f32
     linalg.yield %r : f32
   }
   return
