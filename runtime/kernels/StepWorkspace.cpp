@@ -6,6 +6,8 @@
 #include "dxrt/kernels.h"
 #include "kernels/Descriptor.h"
 
+#include "common/HugePages.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -25,15 +27,22 @@ extern "C" void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t byte
   Workspace &w = g_ws;
   if (bytes > w.capacity) {
     std::free(w.base);
-    // 64-byte aligned, as the plan aligns every buffer to 64 bytes.
-    int64_t size = (bytes + 63) / 64 * 64;
-    w.base = std::aligned_alloc(64, static_cast<size_t>(size));
+    // 64-byte aligned, as the plan aligns every buffer to 64 bytes. From 4
+    // MiB (a batch's activations) it is a block of transparent huge pages:
+    // the step's loops stream through tens of megabytes, and with 4 KiB pages
+    // every 4 KiB of each stream costs a TLB miss and a page walk. Measured
+    // on one core (AVX-512 EPYC, THP "madvise"), the generated code of a
+    // Fashion CNN step took 1.67-1.76 instead of 1.99-2.20 ms, the
+    // microscopy CNN's 5.6-5.8 instead of 7.1-10.1 ms.
+    std::size_t size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
+    w.base = size >= dxrt::HugePageAllocator<char>::kFrom ? dxrt::hugePageBlock(size, &size)
+                                                            : std::aligned_alloc(64, size);
     if (!w.base) {
       std::fprintf(stderr, "dxrt: error: cannot allocate the %lld-byte workspace of a training step\n",
                    static_cast<long long>(bytes));
       std::exit(1);
     }
-    w.capacity = size;
+    w.capacity = static_cast<int64_t>(size);
     ++w.grows;
   }
   dxrt::describe_bytes(result, w.base, w.capacity);
