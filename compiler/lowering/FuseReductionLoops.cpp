@@ -1,5 +1,6 @@
 #include "lowering/FuseReductionLoops.h"
 
+#include "mlir/Analysis/TopologicalSortUtils.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -217,6 +218,17 @@ mlir::LogicalResult fuse(mlir::RewriterBase &rw, Candidate &c) {
     done[producer] = {tiledOp, slice, first};
     for (Operation *t : f->tiledOps) slicesOfFused(t, c.fused, work);
   }
+
+  // Fusion clones a producer right before the slice it is fused for, so a
+  // producer that a second slice then reuses (sameTile) can sit after the op
+  // reading that second slice: a batch norm's gradient fuses dgamma =
+  // sum(dy * (x - mean)) * istd for the consumer, then the sums for the
+  // consumer's own slice of sum(dy), after dgamma, which reads the other sum.
+  // The loop bodies go in def-use order.
+  for (mlir::LoopLikeOpInterface l : loops)
+    for (mlir::Region *r : l.getLoopRegions())
+      for (mlir::Block &b : *r)
+        if (!mlir::sortTopologically(&b)) return mlir::failure();
 
   // What used a fused producer outside the loop uses the loop's result
   // (other producers go away with it); the loop's bounds, computed before

@@ -265,7 +265,10 @@ bool streamable(linalg::GenericOp g) {
 // elements computed twice get the same value twice. That holds when the op
 // only writes its outputs (elementwise: no reduction, no output read back)
 // and no output is the buffer of an input (in place, the second time would
-// read what the first wrote).
+// read what the first wrote). Distinct buffers do not overlap: the memory
+// plan gives buffers live at the same op disjoint places in the workspace,
+// and the step functions' arguments are separate arenas (docs/abi.md; the
+// optimizer update, which writes the parameters it reads, is in place).
 bool overlappable(linalg::GenericOp g) {
   if (g.getNumReductionLoops() != 0) return false;
   for (mlir::OpOperand &o : g.getDpsInitsMutable())

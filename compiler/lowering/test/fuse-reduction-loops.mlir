@@ -226,3 +226,53 @@ func.func @two_tiles_of_one_statistic(%x: tensor<?x8x8x32xf32>, %z: tensor<?x8x3
   } -> tensor<?x8x32x32xf32>
   return %y, %yz : tensor<?x8x8x32xf32>, tensor<?x8x32x32xf32>
 }
+
+// -----
+
+// A batch norm's gradient: the consumer reads a statistic computed from one
+// output of the two-output sums (dgamma = sum(dy * x) * 2, also returned)
+// before it reads the other output (sum(dy)) directly. Fusion clones each
+// producer right before the slice it is fused for, so the sums land after
+// dgamma, which reads them; the loop body is then put in def-use order. The
+// function verifies (operands dominate their uses), and dgamma leaves the
+// loop as one of its results.
+// CHECK-LABEL: func.func @grad_reads_sums_twice(
+// CHECK: %[[LOOP:.*]]:{{[0-9]+}} = scf.for
+// CHECK:   %[[SUMS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel", "reduction", "reduction"]
+// CHECK:   linalg.generic {{.*}} ins(%[[SUMS]]#1 :
+// CHECK:   iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: return %[[LOOP]]#0, %[[LOOP]]#
+#g4 = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#gc = affine_map<(n, c, h, w) -> (c)>
+#g1 = affine_map<(c) -> (c)>
+func.func @grad_reads_sums_twice(%dy: tensor<?x8x32x32xf32>, %x: tensor<?x8x32x32xf32>) -> (tensor<?x8x32x32xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %c0 = arith.constant 0 : index
+  %e8 = tensor.empty() : tensor<8xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e8 : tensor<8xf32>) -> tensor<8xf32>
+  %sums:2 = linalg.generic {indexing_maps = [#g4, #g4, #gc, #gc], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%dy, %x : tensor<?x8x32x32xf32>, tensor<?x8x32x32xf32>) outs(%acc, %acc : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%d: f32, %a: f32, %s0: f32, %s1: f32):
+    %t0 = arith.addf %s0, %d : f32
+    %p = arith.mulf %d, %a : f32
+    %t1 = arith.addf %s1, %p : f32
+    linalg.yield %t0, %t1 : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  %dgamma = linalg.generic {indexing_maps = [#g1, #g1], iterator_types = ["parallel"]}
+      ins(%sums#1 : tensor<8xf32>) outs(%e8 : tensor<8xf32>) {
+  ^bb0(%s: f32, %o: f32):
+    %r = arith.mulf %s, %two : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %n = tensor.dim %dy, %c0 : tensor<?x8x32x32xf32>
+  %ex = tensor.empty(%n) : tensor<?x8x32x32xf32>
+  %dx = linalg.generic {indexing_maps = [#g4, #gc, #gc, #g4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%dy, %dgamma, %sums#0 : tensor<?x8x32x32xf32>, tensor<8xf32>, tensor<8xf32>) outs(%ex : tensor<?x8x32x32xf32>) {
+  ^bb0(%d: f32, %g: f32, %s: f32, %o: f32):
+    %m = arith.mulf %d, %g : f32
+    %r = arith.addf %m, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<?x8x32x32xf32>
+  return %dx, %dgamma : tensor<?x8x32x32xf32>, tensor<8xf32>
+}
