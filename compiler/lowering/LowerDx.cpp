@@ -456,9 +456,10 @@ std::pair<Value, Value> batchMoments(OpBuilder &b, Location loc, Value x, llvm::
 // Normalisation forward: y = (x - mean) * rsqrt(var + eps) * gamma + beta,
 // stats read through statMap, gamma/beta through paramMap.
 //
-// When the parameters are per statistic (a batch norm: both per channel),
-// the affine map folds into two coefficients per channel, as PyTorch's CPU
-// batch norm does: y = x * scale + shift, scale = gamma * rsqrt(var + eps),
+// When the parameters are per statistic (a batch norm: both per channel)
+// or absent (also a layer norm without them: per row), the affine map folds
+// into two coefficients per statistic, as PyTorch's CPU batch and layer norms
+// do: y = x * scale + shift, scale = gamma * rsqrt(var + eps),
 // shift = beta - mean * scale. Per element that is a multiply and an add,
 // not four operations on four broadcast operands; the relu mask that a
 // following relu's gradient recomputes from y inside the backward passes
