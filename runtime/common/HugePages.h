@@ -3,7 +3,7 @@
 #include <sys/mman.h>
 
 #include <cstddef>
-#include <cstdlib>
+#include <cstdint>
 #include <new>
 #include <vector>
 
@@ -17,13 +17,35 @@ constexpr std::size_t kHugePagesFrom = std::size_t(4) << 20;
 // transparent huge pages before its first touch (madvise(MADV_HUGEPAGE):
 // what Linux's default THP setting, "madvise", asks for; where THP is off,
 // the advice is ignored and the memory is ordinary). Null when out of
-// memory; std::free releases it.
+// memory; freeHugePageBlock(p, bytes) releases it.
+//
+// A mapping of its own, not malloc: after a program has freed large blocks
+// (a dataset's decompression buffers), glibc raises its mmap threshold and
+// serves the next large request from heap pages already touched, which
+// stay 4 KiB pages whatever the advice says.
 inline void *hugePageBlock(std::size_t bytes, std::size_t *rounded = nullptr) {
   const std::size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  void *p = std::aligned_alloc(kHugePage, size);
-  if (p) madvise(p, size, MADV_HUGEPAGE); // advice: ignored where THP is off
+  if (size < bytes) return nullptr; // wrapped around
+  // Map one huge page more and unmap what lies before the first 2 MiB
+  // boundary and after the block.
+  const std::size_t span = size + kHugePage;
+  if (span < size) return nullptr;
+  void *m = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<std::uintptr_t>(m);
+  const std::uintptr_t aligned = (start + kHugePage - 1) / kHugePage * kHugePage;
+  if (aligned > start) munmap(m, aligned - start);
+  const std::size_t tail = start + span - (aligned + size);
+  if (tail > 0) munmap(reinterpret_cast<void *>(aligned + size), tail);
+  void *p = reinterpret_cast<void *>(aligned);
+  madvise(p, size, MADV_HUGEPAGE); // advice: ignored where THP is off
   if (rounded) *rounded = size;
   return p;
+}
+
+// Releases a block of hugePageBlock(bytes) (bytes as asked, or as rounded).
+inline void freeHugePageBlock(void *p, std::size_t bytes) {
+  if (p) munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
 }
 
 // An allocator for large arrays read at random a piece at a time (a dataset
@@ -48,7 +70,7 @@ template <class T> struct HugePageAllocator {
   }
   void deallocate(T *p, std::size_t n) {
     if (n * sizeof(T) < kHugePagesFrom) ::operator delete(p);
-    else std::free(p);
+    else freeHugePageBlock(p, n * sizeof(T));
   }
   template <class U> bool operator==(const HugePageAllocator<U> &) const { return true; }
   template <class U> bool operator!=(const HugePageAllocator<U> &) const { return false; }

@@ -18,7 +18,13 @@ namespace {
 struct Workspace {
   void *base = nullptr;
   int64_t capacity = 0, grows = 0;
-  ~Workspace() { std::free(base); }
+  bool huge = false; // hugePageBlock's, else aligned_alloc's
+  void release() {
+    if (huge) dxrt::freeHugePageBlock(base, static_cast<std::size_t>(capacity));
+    else std::free(base);
+    base = nullptr;
+  }
+  ~Workspace() { release(); }
 };
 thread_local Workspace g_ws;
 } // namespace
@@ -26,7 +32,7 @@ thread_local Workspace g_ws;
 extern "C" void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t bytes) {
   Workspace &w = g_ws;
   if (bytes > w.capacity) {
-    std::free(w.base);
+    w.release();
     // 64-byte aligned, as the plan aligns every buffer to 64 bytes. From 4
     // MiB (a batch's activations) it is a block of transparent huge pages:
     // the step's loops stream through tens of megabytes, and with 4 KiB pages
@@ -35,7 +41,8 @@ extern "C" void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t byte
     // Fashion CNN step took 1.67-1.76 instead of 1.99-2.20 ms, the
     // microscopy CNN's 5.6-5.8 instead of 7.1-10.1 ms.
     std::size_t size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
-    w.base = size >= dxrt::kHugePagesFrom ? dxrt::hugePageBlock(size, &size) : std::aligned_alloc(64, size);
+    w.huge = size >= dxrt::kHugePagesFrom;
+    w.base = w.huge ? dxrt::hugePageBlock(size, &size) : std::aligned_alloc(64, size);
     if (!w.base) {
       std::fprintf(stderr, "dxrt: error: cannot allocate the %lld-byte workspace of a training step\n",
                    static_cast<long long>(bytes));

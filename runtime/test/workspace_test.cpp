@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
+#include <malloc.h>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -49,6 +51,12 @@ int64_t hugePagesKbAt(const void *p) {
   return -1;
 }
 
+// Writes every page of p, a write the compiler cannot drop before a free.
+void touch(void *p, size_t bytes) {
+  std::memset(p, 2, bytes);
+  asm volatile("" : : "r"(p) : "memory");
+}
+
 } // namespace
 
 TEST(Workspace, SmallIsAlignedTo64BytesAndReused) {
@@ -61,8 +69,11 @@ TEST(Workspace, SmallIsAlignedTo64BytesAndReused) {
   EXPECT_EQ(dxrt_workspace_grows(), grows);
 }
 
-TEST(Workspace, LargeIsAlignedToHugePagesAndBackedByThemWhereAllowed) {
-  const int64_t bytes = 3 * kHugePage + 100;
+// Grows the workspace past its capacity to at least `extra` more bytes and
+// checks the block: 2 MiB-aligned, whole huge pages, and backed by huge pages
+// where the kernel's THP mode allows it.
+void expectHugePageBlock(int64_t extra) {
+  const int64_t bytes = dxrt_workspace_bytes() + extra;
   dxrt_memref_i8 w = workspace(bytes);
   ASSERT_NE(w.aligned, nullptr);
   EXPECT_EQ(reinterpret_cast<uintptr_t>(w.aligned) % kHugePage, 0u);
@@ -73,4 +84,24 @@ TEST(Workspace, LargeIsAlignedToHugePagesAndBackedByThemWhereAllowed) {
   if (mode != "always" && mode != "madvise")
     GTEST_SKIP() << "transparent huge pages are '" << mode << "' here: only the alignment is checked";
   EXPECT_GT(hugePagesKbAt(w.aligned), 0) << "THP mode " << mode << ": the workspace got no huge page";
+}
+
+TEST(Workspace, LargeIsAlignedToHugePagesAndBackedByThemWhereAllowed) { expectHugePageBlock(3 * kHugePage + 100); }
+
+// After a program frees a large block (a dataset's decompression buffer),
+// glibc raises its mmap threshold to that block's size (up to 32 MiB) and
+// serves later large mallocs from heap pages already touched, which stay
+// 4 KiB pages: the workspace must not come from there. (The test sets the
+// thresholds glibc would reach, as the libraries linked here may have set
+// their own.)
+TEST(Workspace, LargeGetsHugePagesAfterTheHeapServedLargeBlocks) {
+  ASSERT_EQ(mallopt(M_MMAP_THRESHOLD, 32 << 20), 1);
+  ASSERT_EQ(mallopt(M_TRIM_THRESHOLD, 64 << 20), 1);
+  void *touched = std::malloc(28 << 20); // from the heap
+  ASSERT_NE(touched, nullptr);
+  touch(touched, 28 << 20);
+  std::free(touched); // stays in the heap, its pages 4 KiB pages
+  expectHugePageBlock(5 * kHugePage + 100);
+  mallopt(M_MMAP_THRESHOLD, 128 << 10); // glibc's defaults
+  mallopt(M_TRIM_THRESHOLD, 128 << 10);
 }
