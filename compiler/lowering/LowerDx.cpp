@@ -20,7 +20,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace dx {
 namespace {
@@ -1398,9 +1400,10 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
   // or by a concat or slice along the channels in whole blocks of B form a
   // group, and a group is kept blocked when it connects at least two
   // convolution activations (it then saves libdxrt's reorders between them)
-  // and nothing else reads or makes any of its tensors (a reshape, a
-  // dropout, the function's arguments and results would need NCHW: a
-  // conversion, or both layouts at once). Only a channel count that is a
+  // and what else reads or makes its tensors (a reshape, a dropout, the
+  // function's arguments and results need NCHW: each a conversion) moves
+  // less than half the floats per sample that the convolution activations
+  // do. Only a channel count that is a
   // multiple of B can be blocked. Bias gradients (a sum per channel) read
   // either layout, a batch norm's running statistics only the shape. The
   // decision goes on the convolutions as dx.blocked_in0 / _in1 / _out = B
@@ -1496,28 +1499,60 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       llvm::SmallVector<Value> joined = sameLayout(op);
       for (Value v : joined) unite(v, joined.front());
     });
-    llvm::DenseMap<Value, int> convs, others;
+    // Per group: the convolution activations and their floats per sample
+    // (what libdxrt reorders inside the calls when the group is NCHW), and
+    // the floats per sample of the other uses (each a conversion when the
+    // group is blocked; kUnknown where a size is dynamic).
+    constexpr int64_t kUnknown = std::numeric_limits<int64_t>::max() / 4;
+    auto perSample = [](Value v) {
+      auto t = ttype(v);
+      int64_t n = 1;
+      for (int64_t d = 1; d < t.getRank(); ++d) {
+        if (t.isDynamicDim(d)) return kUnknown;
+        n *= t.getDimSize(d);
+      }
+      return n;
+    };
+    llvm::DenseMap<Value, int> convs;
+    llvm::DenseMap<Value, int64_t> convFloats, otherFloats;
+    auto other = [&](Value v) {
+      int64_t &f = otherFloats[find(v)];
+      f = std::min(kUnknown, f + perSample(v));
+    };
     getOperation().walk([&](Operation *op) {
       auto r = roles(op);
       if (!r.empty()) {
-        for (auto &[role, v] : r) ++convs[find(v)];
+        for (auto &[role, v] : r) {
+          ++convs[find(v)];
+          int64_t &f = convFloats[find(v)];
+          f = std::min(kUnknown, f + perSample(v));
+        }
         return;
       }
       if (transparent(op) || perChannelSum(op) || shapeOnly(op) || !sameLayout(op).empty()) return;
       for (Value v : op->getOperands())
-        if (act(v)) ++others[find(v)];
+        if (act(v)) other(v);
       for (Value v : op->getResults())
-        if (act(v)) ++others[find(v)];
+        if (act(v)) other(v);
     });
     getOperation().walk([&](mlir::func::FuncOp fn) {
       for (Value a : fn.getArguments())
-        if (act(a)) ++others[find(a)];
+        if (act(a)) other(a);
     });
+    // A group with other uses is still blocked when converting what they
+    // read or make costs well under what it saves: a conv -> batch norm ->
+    // relu -> 2x2 pool group flattened into a dense layer converts the
+    // pooled tensor and its gradient (a quarter of the size each) instead of
+    // libdxrt reordering the convolution's output and its gradient (twice)
+    // inside the calls. A global pooling reads (and its gradient makes) the
+    // whole activation, which costs what it saves: such a group stays NCHW.
     auto blocked = [&](Value v) {
       auto t = ttype(v);
       Value root = find(v);
-      return !t.isDynamicDim(1) && t.getDimSize(1) > 0 && t.getDimSize(1) % channelBlock == 0 &&
-             convs.lookup(root) >= 2 && others.lookup(root) == 0;
+      if (t.isDynamicDim(1) || t.getDimSize(1) <= 0 || t.getDimSize(1) % channelBlock != 0 || convs.lookup(root) < 2)
+        return false;
+      const int64_t others = otherFloats.lookup(root), saved = convFloats.lookup(root);
+      return others == 0 || (others < kUnknown && saved < kUnknown && 2 * others < saved);
     };
     mlir::Builder attrs(&getContext());
     getOperation().walk([&](Operation *op) {

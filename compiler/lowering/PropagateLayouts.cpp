@@ -132,6 +132,16 @@ void keepOnlyUsefulBlocks(mlir::ModuleOp module) {
       }
       auto alloc = cast.getSource().getDefiningOp<mlir::memref::AllocOp>();
       if (!alloc) continue;
+      // The call's own output: a buffer only it writes (through this cast)
+      // and only its to_tensor reads. A buffer another kernel wrote (a
+      // blocked pooling's output, read here as an input) is not this call's
+      // to move.
+      auto onlyThisCall = [&](mlir::Operation *user) {
+        if (mlir::isa<mlir::bufferization::ToTensorOp>(user)) return true;
+        return user == cast.getOperation() &&
+               llvm::all_of(cast->getUsers(), [&](mlir::Operation *u) { return u == call.getOperation(); });
+      };
+      if (!llvm::all_of(alloc->getUsers(), onlyThisCall)) continue;
       mlir::bufferization::ToTensorOp toTensor;
       for (mlir::Operation *user : alloc->getUsers())
         if (auto t = mlir::dyn_cast<mlir::bufferization::ToTensorOp>(user)) toTensor = t;
