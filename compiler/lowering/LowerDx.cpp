@@ -1400,10 +1400,11 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
   // or by a concat or slice along the channels in whole blocks of B form a
   // group, and a group is kept blocked when it connects at least two
   // convolution activations (it then saves libdxrt's reorders between them)
-  // and what else reads or makes its tensors (a reshape, a dropout, the
-  // function's arguments and results need NCHW: each a conversion) moves
-  // less than half the floats per sample that the convolution activations
-  // do. Only a channel count that is a
+  // and nothing else reads or makes its tensors, or when what else does (a
+  // reshape, a dropout, the function's arguments and results need NCHW:
+  // each a conversion) moves less than half the floats per sample that its
+  // convolution activations do (an evaluation step's conv -> relu -> pool ->
+  // flatten has one). Only a channel count that is a
   // multiple of B can be blocked. Bias gradients (a sum per channel) read
   // either layout, a batch norm's running statistics only the shape. The
   // decision goes on the convolutions as dx.blocked_in0 / _in1 / _out = B
@@ -1549,10 +1550,10 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     auto blocked = [&](Value v) {
       auto t = ttype(v);
       Value root = find(v);
-      if (t.isDynamicDim(1) || t.getDimSize(1) <= 0 || t.getDimSize(1) % channelBlock != 0 || convs.lookup(root) < 2)
-        return false;
+      if (t.isDynamicDim(1) || t.getDimSize(1) <= 0 || t.getDimSize(1) % channelBlock != 0) return false;
       const int64_t others = otherFloats.lookup(root), saved = convFloats.lookup(root);
-      return others == 0 || (others < kUnknown && saved < kUnknown && 2 * others < saved);
+      if (others == 0) return convs.lookup(root) >= 2;
+      return others < kUnknown && saved < kUnknown && 2 * others < saved;
     };
     mlir::Builder attrs(&getContext());
     getOperation().walk([&](Operation *op) {

@@ -112,6 +112,27 @@ func.func @full_size_result(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>
 
 // -----
 
+// One convolution, its relu and pooling, the pooled tensor the result (an
+// evaluation step's conv -> relu -> pool -> flatten): converting the pooled
+// tensor costs a quarter of what libdxrt's reorder of the convolution's
+// output would, so the group is blocked. The input (a function argument,
+// as large as what the convolution reads) stays NCHW.
+// CHECK-LABEL: func.func @one_conv_pooled(
+// CHECK-NOT: dxrt_nchw_to_blocked
+// CHECK: call @dxrt_conv2d_forward_blocked(
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<?x2x8x8x16xf32>)
+// CHECK: call @dxrt_pool_forward_blocked(
+// CHECK: call @dxrt_blocked_to_nchw(
+// CHECK: return
+func.func @one_conv_pooled(%x: tensor<?x32x8x8xf32>, %w1: tensor<32x32x3x3xf32>) -> tensor<?x32x4x4xf32> {
+  %0 = dx.conv2d %x params(%w1) {bias = false, dilation = array<i64: 1, 1>, filters = 32 : i64, groups = 1 : i64, kernel = array<i64: 3, 3>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<?x32x8x8xf32>, tensor<32x32x3x3xf32>) -> tensor<?x32x8x8xf32>
+  %1 = dx.relu %0 : (tensor<?x32x8x8xf32>) -> tensor<?x32x8x8xf32>
+  %2 = dx.maxpool %1 {kernel = array<i64: 2, 2>, pad = array<i64: 0, 0, 0, 0>, stride = array<i64: 2, 2>} : (tensor<?x32x8x8xf32>) -> tensor<?x32x4x4xf32>
+  return %2 : tensor<?x32x4x4xf32>
+}
+
+// -----
+
 // Channels that are no multiple of 16 (24) stay NCHW; without the option,
 // dx-to-linalg calls the NCHW kernels (the default pipeline's choice is made
 // by dxc: docs/codegen.md).
