@@ -1516,8 +1516,8 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
     };
     llvm::DenseMap<Value, int> convs;
     llvm::DenseMap<Value, int64_t> convFloats, otherFloats;
-    auto other = [&](Value v) {
-      int64_t &f = otherFloats[find(v)];
+    auto count = [&](llvm::DenseMap<Value, int64_t> &floats, Value v) {
+      int64_t &f = floats[find(v)];
       f = std::min(kUnknown, f + perSample(v));
     };
     getOperation().walk([&](Operation *op) {
@@ -1525,20 +1525,19 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       if (!r.empty()) {
         for (auto &[role, v] : r) {
           ++convs[find(v)];
-          int64_t &f = convFloats[find(v)];
-          f = std::min(kUnknown, f + perSample(v));
+          count(convFloats, v);
         }
         return;
       }
       if (transparent(op) || perChannelSum(op) || shapeOnly(op) || !sameLayout(op).empty()) return;
       for (Value v : op->getOperands())
-        if (act(v)) other(v);
+        if (act(v)) count(otherFloats, v);
       for (Value v : op->getResults())
-        if (act(v)) other(v);
+        if (act(v)) count(otherFloats, v);
     });
     getOperation().walk([&](mlir::func::FuncOp fn) {
       for (Value a : fn.getArguments())
-        if (act(a)) other(a);
+        if (act(a)) count(otherFloats, a);
     });
     // A group with other uses is still blocked when converting what they
     // read or make costs well under what it saves: a conv -> batch norm ->

@@ -23,8 +23,10 @@ constexpr std::size_t kHugePagesFrom = std::size_t(4) << 20;
 // (a dataset's decompression buffers), glibc raises its mmap threshold and
 // serves the next large request from heap pages already touched, which
 // stay 4 KiB pages whatever the advice says.
+inline std::size_t wholeHugePages(std::size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
 inline void *hugePageBlock(std::size_t bytes, std::size_t *rounded = nullptr) {
-  const std::size_t size = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+  const std::size_t size = wholeHugePages(bytes);
   if (size < bytes) return nullptr; // wrapped around
   // Map one huge page more and unmap what lies before the first 2 MiB
   // boundary and after the block.
@@ -45,7 +47,7 @@ inline void *hugePageBlock(std::size_t bytes, std::size_t *rounded = nullptr) {
 
 // Releases a block of hugePageBlock(bytes) (bytes as asked, or as rounded).
 inline void freeHugePageBlock(void *p, std::size_t bytes) {
-  if (p) munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+  if (p) munmap(p, wholeHugePages(bytes));
 }
 
 // An allocator for large arrays read at random a piece at a time (a dataset

@@ -18,9 +18,9 @@ namespace {
 struct Workspace {
   void *base = nullptr;
   int64_t capacity = 0, grows = 0;
-  bool huge = false; // hugePageBlock's, else aligned_alloc's
-  void release() {
-    if (huge) dxrt::freeHugePageBlock(base, static_cast<std::size_t>(capacity));
+  void release() { // a block from kHugePagesFrom on is hugePageBlock's, else aligned_alloc's
+    if (capacity >= static_cast<int64_t>(dxrt::kHugePagesFrom))
+      dxrt::freeHugePageBlock(base, static_cast<std::size_t>(capacity));
     else std::free(base);
     base = nullptr;
   }
@@ -41,8 +41,7 @@ extern "C" void _mlir_ciface_dxrt_workspace(dxrt_memref_i8 *result, int64_t byte
     // Fashion CNN step took 1.67-1.76 instead of 1.99-2.20 ms, the
     // microscopy CNN's 5.6-5.8 instead of 7.1-10.1 ms.
     std::size_t size = static_cast<std::size_t>((bytes + 63) / 64 * 64);
-    w.huge = size >= dxrt::kHugePagesFrom;
-    w.base = w.huge ? dxrt::hugePageBlock(size, &size) : std::aligned_alloc(64, size);
+    w.base = size >= dxrt::kHugePagesFrom ? dxrt::hugePageBlock(size, &size) : std::aligned_alloc(64, size);
     if (!w.base) {
       std::fprintf(stderr, "dxrt: error: cannot allocate the %lld-byte workspace of a training step\n",
                    static_cast<long long>(bytes));
