@@ -389,6 +389,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   const bool blocked = block != 0;
   const std::string layouts = blocked ? "dx-propagate-layouts, canonicalize, cse, " : "";
   if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg{channel-block=" + std::to_string(block) +
+                                         " generated-pooling=" + (opts.generatedPooling ? "1" : "0") +
                                          "}, inline, symbol-dce, canonicalize, cse, " + layouts +
                                          "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
                                          "dx-simplify-compares, canonicalize, cse" +

@@ -38,6 +38,12 @@ struct CodegenOptions {
   // streaming passes over a normalisation's tensor beat one pass per channel
   // tile (docs/codegen.md, section 5).
   bool fuseReductionLoops = false;
+  // Target::Cpu with a channel block, on request (measurements, tests):
+  // 2-D max poolings whose windows tile the plane, and their gradients, as
+  // generated code instead of libdxrt calls (GeneratedMaxPool.h). Off by
+  // default: the batch norm's backward passes it fuses into run slower than
+  // the library kernels save (docs/codegen.md, section 4).
+  bool generatedPooling = false;
   // Target::Cpu with vector code: 2-D convolutions with a multiple of B
   // channels keep their activations in blocks of B channels (nChw16c,
   // nChw8c), and the code between them works on that layout

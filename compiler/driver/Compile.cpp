@@ -234,6 +234,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.emulateGpu = req.emulateGpu;
   opts.strictFp = req.strictFp;
   opts.fuseReductionLoops = req.fuseReductionLoops;
+  opts.generatedPooling = req.generatedPooling;
   opts.channelBlock = req.channelBlock;
   if (cuda) {
     opts.target = Target::Cuda;

@@ -56,6 +56,7 @@ struct Options {
   std::string emulateGpu;         // hidden --emulate-gpu=ORDER
   bool strictFp = false;          // hidden --strict-fp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
+  bool generatedPooling = false;   // hidden --generated-pooling
   std::string convLayout = "auto"; // --conv-layout=auto|nchw16c|nchw8c|nchw
   bool verify = false;
   bool split = false;
@@ -141,6 +142,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.emulateGpu = o.emulateGpu;
     req.strictFp = o.strictFp;
     req.fuseReductionLoops = o.fuseReductionLoops;
+    req.generatedPooling = o.generatedPooling;
     req.channelBlock = o.convLayout == "nchw16c" ? 16 : o.convLayout == "nchw8c" ? 8 : o.convLayout == "nchw" ? 0 : -1;
     return dx::compileProgram(*prog, sm, req);
   }
@@ -255,6 +257,8 @@ int main(int argc, char **argv) {
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
+  // Hidden, for measurements and tests: generated 2-D max poolings (GeneratedMaxPool.h; docs/codegen.md, section 4).
+  compile->add_flag("--generated-pooling", o.generatedPooling, "")->group("");
   // The layout of 2-D convolutions' activations (docs/codegen.md, section 4,
   // "Convolution layouts"; docs/cli.md).
   compile->add_option("--conv-layout", o.convLayout,

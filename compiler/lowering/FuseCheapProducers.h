@@ -26,6 +26,20 @@ namespace dx {
 // input gradient read the relu output only for its mask, and the batch
 // norm's input x for x-hat: they then read dy and x, one activation fewer
 // in each of the two passes.
+//
+// A producer that reads an input through an expression of its loop
+// indices (a generated max pooling's gradient reads dy at h floordiv 2) may
+// also compute a few integer ops on them (the pixel's position in its
+// window), and such an input counts by its size against the result's (dy a
+// quarter, the winners a sixteenth).
+//
+// Rule 3: a recomputable producer read only through strided slices of its
+// result (a generated max pooling's window slices, GeneratedMaxPool.h),
+// with at most one full-size input, runs on the same slices of its inputs
+// instead, fused into each slice's user: its result is never written.
+//
+// A result whose producer has other results in use is not fused into its
+// user (the fused op would recompute the whole producer).
 std::unique_ptr<mlir::Pass> createFuseCheapProducersPass();
 void registerFuseCheapProducersPass();
 

@@ -3,6 +3,7 @@
 // into libdxrt. Elementwise chains become linalg.generic ops that the
 // elementwise-fusion pass then merges into single loops.
 #include "lowering/LowerDx.h"
+#include "lowering/GeneratedMaxPool.h"
 #include "lowering/LoweringUtils.h"
 
 #include "dialect/DxDialect.h"
@@ -198,38 +199,6 @@ std::string convKernel(Value operand, llvm::StringRef what) {
 int64_t blockOf(Operation *op, llvm::StringRef attr = "dx.blocked") {
   auto a = op->getAttrOfType<mlir::IntegerAttr>(attr);
   return a ? a.getInt() : 1;
-}
-
-// [N, C, H, W] as a _blocked kernel's activation: [N, C/B, H, W, B] for a
-// channel block B of 16 or 8 (nChw16c, nChw8c), or [N, C, H, W, 1] in NCHW
-// (block 1).
-mlir::RankedTensorType kernelLayoutType(mlir::RankedTensorType t, int64_t block) {
-  return mlir::RankedTensorType::get(
-      {t.getDimSize(0), t.getDimSize(1) / block, t.getDimSize(2), t.getDimSize(3), block}, t.getElementType());
-}
-
-// An NCHW activation as the _blocked kernels take it: packed in blocks of
-// `block` channels, [N, C/B, H, W, B], or (block 1) reshaped to
-// [N, C, H, W, 1].
-Value toKernelLayout(OpBuilder &b, Location loc, Value v, int64_t block) {
-  if (block == 1)
-    return b.create<mlir::tensor::ExpandShapeOp>(loc, kernelLayoutType(ttype(v), 1), v,
-                                                 llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
-        .getResult();
-  llvm::SmallVector<mlir::OpFoldResult> tiles = {b.getIndexAttr(block)};
-  Value dest = mlir::tensor::PackOp::createDestinationTensor(b, loc, v, tiles, {1}, {});
-  return b.create<mlir::tensor::PackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1}, tiles).getResult();
-}
-// The inverse: a kernel's result in that layout back to NCHW `type`.
-Value fromKernelLayout(OpBuilder &b, Location loc, Value v, mlir::RankedTensorType type, int64_t block) {
-  if (block == 1)
-    return b.create<mlir::tensor::CollapseShapeOp>(loc, type, v,
-                                                   llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
-        .getResult();
-  Value dest = emptyTensor(b, loc, type, {v});
-  return b.create<mlir::tensor::UnPackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1},
-                                          llvm::ArrayRef<mlir::OpFoldResult>{b.getIndexAttr(block)})
-      .getResult();
 }
 
 // What dx-to-linalg{channel-block=B} decided for each activation of a
@@ -1378,6 +1347,11 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
                      "call the kernels' _blocked twins on them: 16 (nChw16c), 8 (nChw8c), or 0 (NCHW; CPU; see "
                      "planBlockedLayout)"),
       llvm::cl::init(0)};
+  Option<bool> generatedPooling{
+      *this, "generated-pooling",
+      llvm::cl::desc("With a channel block: generate 2-D max poolings whose windows tile the plane, and their "
+                     "gradients, instead of calling libdxrt (GeneratedMaxPool.h)"),
+      llvm::cl::init(false)};
 
   LowerDxPass() = default;
   LowerDxPass(const LowerDxPass &other) : PassWrapper(other) {}
@@ -1388,6 +1362,7 @@ struct LowerDxPass : mlir::PassWrapper<LowerDxPass, mlir::OperationPass<mlir::Mo
       return signalPassFailure();
     }
     if (channelBlock != 0) planBlockedLayout();
+    if (channelBlock != 0 && generatedPooling) generateMaxPools(getOperation());
     lowerAll();
   }
 

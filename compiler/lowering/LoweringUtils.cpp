@@ -254,4 +254,36 @@ Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, m
                     sizeSources)[0];
 }
 
+// [N, C, H, W] as a _blocked kernel's activation: [N, C/B, H, W, B] for a
+// channel block B of 16 or 8 (nChw16c, nChw8c), or [N, C, H, W, 1] in NCHW
+// (block 1).
+mlir::RankedTensorType kernelLayoutType(mlir::RankedTensorType t, int64_t block) {
+  return mlir::RankedTensorType::get(
+      {t.getDimSize(0), t.getDimSize(1) / block, t.getDimSize(2), t.getDimSize(3), block}, t.getElementType());
+}
+
+// An NCHW activation as the _blocked kernels take it: packed in blocks of
+// `block` channels, [N, C/B, H, W, B], or (block 1) reshaped to
+// [N, C, H, W, 1].
+Value toKernelLayout(mlir::OpBuilder &b, mlir::Location loc, Value v, int64_t block) {
+  if (block == 1)
+    return b.create<mlir::tensor::ExpandShapeOp>(loc, kernelLayoutType(ttype(v), 1), v,
+                                                 llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
+        .getResult();
+  llvm::SmallVector<mlir::OpFoldResult> tiles = {b.getIndexAttr(block)};
+  Value dest = mlir::tensor::PackOp::createDestinationTensor(b, loc, v, tiles, {1}, {});
+  return b.create<mlir::tensor::PackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1}, tiles).getResult();
+}
+// The inverse: a kernel's result in that layout back to NCHW `type`.
+Value fromKernelLayout(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::RankedTensorType type, int64_t block) {
+  if (block == 1)
+    return b.create<mlir::tensor::CollapseShapeOp>(loc, type, v,
+                                                   llvm::ArrayRef<mlir::ReassociationIndices>{{0}, {1}, {2}, {3, 4}})
+        .getResult();
+  Value dest = emptyTensor(b, loc, type, {v});
+  return b.create<mlir::tensor::UnPackOp>(loc, v, dest, llvm::ArrayRef<int64_t>{1},
+                                          llvm::ArrayRef<mlir::OpFoldResult>{b.getIndexAttr(block)})
+      .getResult();
+}
+
 } // namespace dx::lower

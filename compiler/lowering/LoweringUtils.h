@@ -74,4 +74,13 @@ llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm
                                     llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources);
 Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+// [N, C, H, W] as a _blocked kernel's activation: [N, C/B, H, W, B] for a
+// channel block B of 16 or 8 (nChw16c, nChw8c), or [N, C, H, W, 1] in NCHW
+// (block 1).
+mlir::RankedTensorType kernelLayoutType(mlir::RankedTensorType t, int64_t block);
+// An NCHW activation in that layout (a tensor.pack, or for block 1 an
+// expand_shape), and a result in it back to NCHW `type` (unpack, collapse).
+Value toKernelLayout(mlir::OpBuilder &b, mlir::Location loc, Value v, int64_t block);
+Value fromKernelLayout(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::RankedTensorType type, int64_t block);
+
 } // namespace dx::lower

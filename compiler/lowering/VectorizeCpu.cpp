@@ -153,6 +153,9 @@ bool operandsCollapsible(linalg::GenericOp g, llvm::ArrayRef<mlir::Reassociation
 }
 
 linalg::GenericOp collapse(mlir::RewriterBase &rw, linalg::GenericOp g) {
+  // Dims read through an expression (a max pooling's gradient reads dy at
+  // h floordiv 2) stay apart.
+  if (!llvm::all_of(g.getIndexingMapsArray(), [](mlir::AffineMap m) { return m.isProjectedPermutation(); })) return g;
   auto groups = collapsibleDims(g);
   if (groups.size() == g.getNumLoops() || !operandsCollapsible(g, groups)) return g;
   rw.setInsertionPoint(g);
@@ -166,13 +169,23 @@ linalg::GenericOp collapse(mlir::RewriterBase &rw, linalg::GenericOp g) {
 
 // The innermost dim can be the vector dim when every operand that it
 // indexes has it as its last, unit-stride dim (others broadcast along it).
+// The other dims may be read through expressions (h floordiv 2: every tile
+// is one element along them, see tileMaps).
 bool innermostIsContiguous(linalg::GenericOp g) {
   unsigned v = g.getNumLoops() - 1;
   for (mlir::OpOperand &o : g->getOpOperands()) {
     auto t = mlir::cast<mlir::MemRefType>(o.get().getType());
     if (!t.getElementType().isIntOrFloat() || t.getElementType().getIntOrFloatBitWidth() > 64) return false;
     mlir::AffineMap m = g.getMatchingIndexingMap(&o);
-    if (!m.isProjectedPermutation()) return false;
+    llvm::SmallVector<unsigned> dims;
+    for (mlir::AffineExpr r : m.getResults()) {
+      if (auto d = mlir::dyn_cast<mlir::AffineDimExpr>(r)) {
+        if (llvm::is_contained(dims, d.getPosition())) return false;
+        dims.push_back(d.getPosition());
+      } else if (mlir::isa<mlir::AffineConstantExpr>(r) || r.isFunctionOfDim(v)) {
+        return false;
+      }
+    }
     auto pos = m.getResultPosition(mlir::getAffineDimExpr(v, g.getContext()));
     if (!pos) continue;
     if (*pos != m.getNumResults() - 1) return false;
@@ -181,6 +194,26 @@ bool innermostIsContiguous(linalg::GenericOp g) {
     if (mlir::failed(mlir::getStridesAndOffset(t, strides, offset)) || strides.back() != 1) return false;
   }
   return true;
+}
+
+// In a tile every dim but the vector dim is one element, and the operands
+// are already sliced at the tile's place (makeTiledShapes evaluates each
+// map there): a result that is an expression of those dims (h floordiv 2)
+// reads element 0 of its slice. The maps become projected permutations
+// with zeros, as linalg::vectorize takes them.
+void tileMaps(linalg::GenericOp t) {
+  llvm::SmallVector<mlir::AffineMap> maps;
+  bool changed = false;
+  for (mlir::AffineMap m : t.getIndexingMapsArray()) {
+    llvm::SmallVector<mlir::AffineExpr> results;
+    for (mlir::AffineExpr r : m.getResults()) {
+      const bool plain = mlir::isa<mlir::AffineDimExpr, mlir::AffineConstantExpr>(r);
+      results.push_back(plain ? r : mlir::getAffineConstantExpr(0, t.getContext()));
+      changed |= !plain;
+    }
+    maps.push_back(mlir::AffineMap::get(m.getNumDims(), m.getNumSymbols(), results, t.getContext()));
+  }
+  if (changed) t.setIndexingMapsAttr(mlir::Builder(t.getContext()).getAffineMapArrayAttr(maps));
 }
 
 struct Tiler {
@@ -214,6 +247,7 @@ struct Tiler {
                                             /*omitPartialTileCheck=*/true);
     mlir::Operation *t = mlir::clone(rw, g, mlir::TypeRange{}, operands);
     linalg::offsetIndices(rw, mlir::cast<linalg::LinalgOp>(t), ivs);
+    tileMaps(mlir::cast<linalg::GenericOp>(t));
     if (vtile > 1) fullTiles.push_back(t);
   }
 

@@ -354,6 +354,13 @@ def _(c, x, L):
 # ---- pooling ----
 ref("maxpool")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv2d_1", x, 3, pad=1), "max", 2).flatten(1))))
 ref("maxpool_pad")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv2d_1", x, 1), "max", 3, 2, 1).flatten(1))))
+@ref("maxpool_blocked")
+def _(c, x, L):
+    h = torch.relu(batchnorm(c, "batchnorm_1", conv(c, "conv2d_1", x, 3, pad=1, bias=False)))
+    h = conv(c, "conv2d_2", pool(h, "max", 2), 3, pad=1, bias=False)
+    return msq(dense(c, "dense_1", torch.tanh(h).flatten(1)))
+
+
 ref("maxpool_same")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv2d_1", x, 1), "max", 2, pad="same").flatten(1))))
 ref("avgpool")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv2d_1", x, 3, pad=1), "avg", 2).flatten(1))))
 ref("avgpool_pad")(lambda c, x, L: msq(dense(c, "dense_1", pool(conv(c, "conv2d_1", x, 1), "avg", 3, 2, 1).flatten(1))))

@@ -165,3 +165,129 @@ func.func @consumer_without_x(%x: tensor<8x16xf32>, %mean: tensor<16xf32>, %dy: 
   } -> tensor<16xf32>
   return %h, %sum : tensor<8x16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// Inputs count by their size against the result's: a max pooling's
+// gradient routing reads dy and the winners at a quarter of the size
+// (through h floordiv 2), the relu output at full size: 1.3 * 2 users <
+// 1.3 + 1 + 2, so both users recompute it (by count, 3 * 2 is not < 3 + 1 +
+// 2). Its integer ops on the loop indices (position in the window) are cheap.
+// CHECK-LABEL: func.func @weighted_inputs(
+// CHECK-SAME: %[[DY:[^:]*]]: tensor<4x2x2x16xf32>, %[[W:[^:]*]]: tensor<4x2x2x16xi8>, %[[Y:[^:]*]]: tensor<4x4x4x16xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "reduction", "parallel"]} ins(%[[DY]], %[[W]], %[[Y]] :
+// CHECK: arith.cmpi eq
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[DY]], %[[W]], %[[Y]] :
+// CHECK: arith.cmpi eq
+// CHECK-NOT: linalg.generic
+#q4 = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 2, d2 floordiv 2, d3)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @weighted_inputs(%dy: tensor<4x2x2x16xf32>, %w: tensor<4x2x2x16xi8>, %y: tensor<4x4x4x16xf32>) -> (tensor<16xf32>, tensor<4x4x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<4x4x4x16xf32>
+  %g = linalg.generic {indexing_maps = [#q4, #q4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%dy, %w, %y : tensor<4x2x2x16xf32>, tensor<4x2x2x16xi8>, tensor<4x4x4x16xf32>) outs(%e : tensor<4x4x4x16xf32>) {
+  ^bb0(%d: f32, %win: i8, %v: f32, %o: f32):
+    %h = linalg.index 1 : index
+    %x = linalg.index 2 : index
+    %hm = arith.remui %h, %c2 : index
+    %row = arith.muli %hm, %c2 : index
+    %xm = arith.remui %x, %c2 : index
+    %pos = arith.addi %row, %xm : index
+    %p8 = arith.index_cast %pos : index to i8
+    %won = arith.cmpi eq, %p8, %win : i8
+    %r = arith.select %won, %d, %zero : f32
+    %live = arith.cmpf ogt, %v, %zero : f32
+    %m = arith.select %live, %r, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4x4x4x16xf32>
+  %acc0 = tensor.empty() : tensor<16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%acc0 : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id4, #ch], iterator_types = ["reduction", "reduction", "reduction", "parallel"]}
+      ins(%g : tensor<4x4x4x16xf32>) outs(%acc : tensor<16xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %t = arith.addf %a, %s : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %twice = linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%g : tensor<4x4x4x16xf32>) outs(%e : tensor<4x4x4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %t = arith.addf %a, %a : f32
+    linalg.yield %t : f32
+  } -> tensor<4x4x4x16xf32>
+  return %sum, %twice : tensor<16xf32>, tensor<4x4x4x16xf32>
+}
+
+// -----
+
+// Rule 3: a relu read only through the four strided slices of a 2x2
+// pooling becomes a relu on each slice of its input, fused into the
+// pooling's op; the full-size relu output is never made. A broadcast input
+// (the bias, read along the channels) passes whole.
+// CHECK-LABEL: func.func @sliced_producer(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<4x4x4x16xf32>, %[[B:[^:]*]]: tensor<16xf32>
+// CHECK-DAG: %[[S0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0] [4, 2, 2, 16] [1, 2, 2, 1]
+// CHECK-DAG: %[[S3:.*]] = tensor.extract_slice %[[X]][0, 1, 1, 0] [4, 2, 2, 16] [1, 2, 2, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[S0]], %[[B]], %{{.*}}, %{{.*}}, %[[S3]] :
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d3)>
+func.func @sliced_producer(%x: tensor<4x4x4x16xf32>, %b: tensor<16xf32>) -> tensor<4x2x2x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4x4x16xf32>
+  %y = linalg.generic {indexing_maps = [#id4, #ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %b : tensor<4x4x4x16xf32>, tensor<16xf32>) outs(%e : tensor<4x4x4x16xf32>) {
+  ^bb0(%v: f32, %bias: f32, %o: f32):
+    %s = arith.addf %v, %bias : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4x4x16xf32>
+  %s0 = tensor.extract_slice %y[0, 0, 0, 0] [4, 2, 2, 16] [1, 2, 2, 1] : tensor<4x4x4x16xf32> to tensor<4x2x2x16xf32>
+  %s1 = tensor.extract_slice %y[0, 0, 1, 0] [4, 2, 2, 16] [1, 2, 2, 1] : tensor<4x4x4x16xf32> to tensor<4x2x2x16xf32>
+  %s2 = tensor.extract_slice %y[0, 1, 0, 0] [4, 2, 2, 16] [1, 2, 2, 1] : tensor<4x4x4x16xf32> to tensor<4x2x2x16xf32>
+  %s3 = tensor.extract_slice %y[0, 1, 1, 0] [4, 2, 2, 16] [1, 2, 2, 1] : tensor<4x4x4x16xf32> to tensor<4x2x2x16xf32>
+  %pe = tensor.empty() : tensor<4x2x2x16xf32>
+  %p = linalg.generic {indexing_maps = [#id4, #id4, #id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%s0, %s1, %s2, %s3 : tensor<4x2x2x16xf32>, tensor<4x2x2x16xf32>, tensor<4x2x2x16xf32>, tensor<4x2x2x16xf32>) outs(%pe : tensor<4x2x2x16xf32>) {
+  ^bb0(%a: f32, %b1: f32, %c: f32, %d: f32, %o: f32):
+    %m0 = arith.maximumf %a, %b1 : f32
+    %m1 = arith.maximumf %c, %d : f32
+    %m = arith.maximumf %m0, %m1 : f32
+    linalg.yield %m : f32
+  } -> tensor<4x2x2x16xf32>
+  return %p : tensor<4x2x2x16xf32>
+}
+
+// -----
+
+// A result of a producer whose other result is used elsewhere is read, not
+// recomputed: the pooling's winners (i8) in the backward pass would
+// otherwise recompute the whole pooling from its inputs.
+// CHECK-LABEL: func.func @two_results(
+// CHECK: %[[P:.*]]:2 = linalg.generic
+// CHECK: linalg.generic {{.*}} ins(%[[P]]#1 :
+// CHECK: return %[[P]]#0,
+#i1 = affine_map<(d0) -> (d0)>
+func.func @two_results(%a: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %e = tensor.empty() : tensor<16xf32>
+  %e8 = tensor.empty() : tensor<16xi8>
+  %p:2 = linalg.generic {indexing_maps = [#i1, #i1, #i1, #i1], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<16xf32>, tensor<16xf32>) outs(%e, %e8 : tensor<16xf32>, tensor<16xi8>) {
+  ^bb0(%x: f32, %y: f32, %o: f32, %o8: i8):
+    %gt = arith.cmpf ogt, %y, %x : f32
+    %m = arith.select %gt, %y, %x : f32
+    %w = arith.extui %gt : i1 to i8
+    linalg.yield %m, %w : f32, i8
+  } -> (tensor<16xf32>, tensor<16xi8>)
+  %q = linalg.generic {indexing_maps = [#i1, #i1], iterator_types = ["parallel"]}
+      ins(%p#1 : tensor<16xi8>) outs(%e : tensor<16xf32>) {
+  ^bb0(%w: i8, %o: f32):
+    %f = arith.uitofp %w : i8 to f32
+    linalg.yield %f : f32
+  } -> tensor<16xf32>
+  return %p#0, %q : tensor<16xf32>, tensor<16xf32>
+}

@@ -333,3 +333,42 @@ func.func @in_place_tail(%x: memref<100xf32>) {
   }
   return
 }
+
+// -----
+
+// A max pooling's generated gradient reads dy and the winners at
+// (h floordiv 2, w floordiv 2): the dims read through an expression are
+// loops of one element, whose slices the tiling places; inside the tile
+// the map reads element 0, and the 16 channels are one vector.
+// CHECK-LABEL: func.func @pool_gradient(
+// CHECK: scf.for
+// CHECK: %[[H:.*]] = affine.apply #{{.*}}(%[[IH:.*]])
+// CHECK: scf.for %[[IW:.*]] =
+// CHECK: %[[W:.*]] = affine.apply #{{.*}}(%[[IW]])
+// CHECK: memref.subview %{{.*}}[%{{.*}}, %{{.*}}, %[[H]], %[[W]], 0] [1, 1, 1, 1, 16]
+// CHECK: vector.load {{.*}} vector<16xf32>
+// CHECK: vector.load {{.*}} vector<16xi8>
+// CHECK: arith.cmpi eq, {{.*}} : vector<16xi8>
+// CHECK: arith.select {{.*}} : vector<16xi1>, vector<16xf32>
+// CHECK: vector.store
+#q = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2 floordiv 2, d3 floordiv 2, d4)>
+#id5 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+func.func @pool_gradient(%dy: memref<?x2x4x4x16xf32>, %win: memref<?x2x4x4x16xi8>, %dx: memref<?x2x8x8x16xf32>) {
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#q, #q, #id5], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%dy, %win : memref<?x2x4x4x16xf32>, memref<?x2x4x4x16xi8>) outs(%dx : memref<?x2x8x8x16xf32>) {
+  ^bb0(%g: f32, %w: i8, %o: f32):
+    %h = linalg.index 2 : index
+    %x = linalg.index 3 : index
+    %hm = arith.remui %h, %c2 : index
+    %row = arith.muli %hm, %c2 : index
+    %xm = arith.remui %x, %c2 : index
+    %pos = arith.addi %row, %xm : index
+    %p8 = arith.index_cast %pos : index to i8
+    %won = arith.cmpi eq, %p8, %w : i8
+    %r = arith.select %won, %g, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
