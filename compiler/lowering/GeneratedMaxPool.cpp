@@ -49,21 +49,20 @@ bool sameWindow(Operation *a, Operation *b) {
   return true;
 }
 
-mlir::RankedTensorType withElement(mlir::RankedTensorType t, mlir::Type e) {
-  return mlir::RankedTensorType::get(t.getShape(), e);
-}
-
 // The pooling at `pool`, on x packed in blocks: the window's maximum and,
 // with `winner`, the winner's position, each [N, C/B, OH, OW, B].
 llvm::SmallVector<Value> poolForward(OpBuilder &b, Operation *pool, const Window &w, bool winner) {
   mlir::Location loc = pool->getLoc();
   Value xb = toKernelLayout(b, loc, pool->getOperand(0), w.block);
   auto pooledType = kernelLayoutType(ttype(pool->getResult(0)), w.block);
-  auto winnerType = withElement(pooledType, b.getI8Type());
-  llvm::SmallVector<mlir::OpFoldResult> sizes;
-  for (int64_t d = 0; d < pooledType.getRank(); ++d)
-    sizes.push_back(pooledType.isDynamicDim(d) ? mlir::OpFoldResult(b.create<tensor::DimOp>(loc, xb, d).getResult())
-                                               : mlir::OpFoldResult(b.getIndexAttr(pooledType.getDimSize(d))));
+  llvm::SmallVector<Value> inits = {emptyTensor(b, loc, pooledType, {xb})};
+  llvm::SmallVector<mlir::Type> types = {pooledType};
+  if (winner) {
+    inits.push_back(emptyTensor(b, loc, pooledType.clone(b.getI8Type()), {xb}));
+    types.push_back(inits.back().getType());
+  }
+  // Each slice has the pooled shape.
+  const llvm::SmallVector<mlir::OpFoldResult> sizes = tensor::getMixedSizes(b, loc, inits[0]);
   llvm::SmallVector<mlir::OpFoldResult> strides = {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(w.kh),
                                                    b.getIndexAttr(w.kw), b.getIndexAttr(1)};
   llvm::SmallVector<Value> slices; // row-major window order
@@ -73,12 +72,6 @@ llvm::SmallVector<Value> poolForward(OpBuilder &b, Operation *pool, const Window
                                                        b.getIndexAttr(j), b.getIndexAttr(0)};
       slices.push_back(b.create<tensor::ExtractSliceOp>(loc, pooledType, xb, offsets, sizes, strides));
     }
-  llvm::SmallVector<Value> inits = {emptyTensor(b, loc, pooledType, {xb})};
-  llvm::SmallVector<mlir::Type> types = {pooledType};
-  if (winner) {
-    inits.push_back(emptyTensor(b, loc, winnerType, {xb}));
-    types.push_back(winnerType);
-  }
   const unsigned rank = unsigned(pooledType.getRank());
   llvm::SmallVector<mlir::AffineMap> maps(slices.size() + inits.size(), b.getMultiDimIdentityMap(rank));
   llvm::SmallVector<mlir::utils::IteratorType> iters(rank, mlir::utils::IteratorType::parallel);
@@ -138,12 +131,12 @@ Value poolGradient(OpBuilder &b, Operation *grad, const Window &w, Value winners
 } // namespace
 
 void generateMaxPools(mlir::ModuleOp module) {
-  llvm::SmallVector<Operation *> pools;
+  llvm::SmallVector<std::pair<Operation *, Window>> pools;
   module.walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "dx.maxpool" && tilingWindow(op, op->getOperand(0))) pools.push_back(op);
+    if (op->getName().getStringRef() != "dx.maxpool") return;
+    if (std::optional<Window> w = tilingWindow(op, op->getOperand(0))) pools.push_back({op, *w});
   });
-  for (Operation *pool : pools) {
-    const Window w = *tilingWindow(pool, pool->getOperand(0));
+  for (auto [pool, w] : pools) {
     // The gradients of this pooling: they read its input, after it.
     llvm::SmallVector<Operation *> grads;
     for (Operation *user : pool->getOperand(0).getUsers())
