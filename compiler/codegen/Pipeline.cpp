@@ -6,6 +6,7 @@
 #include "lowering/GradsReady.h"
 #include "lowering/CudaKernelNames.h"
 #include "lowering/EmulateGpuOrder.h"
+#include "lowering/ExpandWindowDims.h"
 #include "lowering/FuseCheapProducers.h"
 #include "lowering/FuseReductionLoops.h"
 #include "lowering/LowerDx.h"
@@ -64,6 +65,7 @@ void registerPipelinePasses() {
   std::call_once(once, [] {
     mlir::registerAllPasses();
     registerDxPasses();
+    registerPoolBeforeReluPass();
     registerLowerDxPass();
     registerBuildABIPass();
     registerPlanMemoryPass();
@@ -76,6 +78,7 @@ void registerPipelinePasses() {
     registerVectorizeCpuPass();
     registerProfilePointsPass();
     registerFuseCheapProducersPass();
+    registerExpandWindowDimsPass();
     registerSimplifyComparesPass();
     registerGradsReadyPass();
     registerFuseReductionLoopsPass();
@@ -380,7 +383,10 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   registerPipelinePasses();
   // dx -> dx with gradients -> exported ABI.
   if (opts.stopAfter == Stage::Dx) return mlir::success();
-  if (mlir::failed(runPasses(module, "dx-autodiff, canonicalize, cse"))) return mlir::failure();
+  // The generated pooling's backward pass is cheapest with the relu mask on
+  // the pooled tensor (Passes.h).
+  const std::string poolFirst = opts.generatedPooling && plannedChannelBlock(opts) != 0 ? "dx-pool-before-relu, " : "";
+  if (mlir::failed(runPasses(module, poolFirst + "dx-autodiff, canonicalize, cse"))) return mlir::failure();
   if (opts.stopAfter == Stage::DxGrad) return mlir::success();
   // Exports, inlining, lowering to linalg on tensors, elementwise fusion.
   // dx-to-linalg runs before inlining: random ops read the training mode and the
@@ -393,7 +399,7 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
                                          "}, inline, symbol-dce, canonicalize, cse, " + layouts +
                                          "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
                                          "dx-simplify-compares, canonicalize, cse" +
-                                         (blocked ? ", dx-drop-unit-block-dims, canonicalize, cse" : ""))))
+                                         (blocked ? ", dx-drop-unit-block-dims, dx-expand-window-dims, canonicalize, cse" : ""))))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);

@@ -78,20 +78,30 @@ llvm::SmallVector<Value> poolForward(OpBuilder &b, Operation *pool, const Window
   const size_t n = slices.size();
   auto generic = b.create<mlir::linalg::GenericOp>(
       loc, types, slices, inits, maps, iters, [&](OpBuilder &nb, mlir::Location nloc, mlir::ValueRange args) {
-        // libdxrt's rule: e replaces the best so far when the best is not
-        // NaN and e is greater or NaN.
+        // libdxrt's rule: an element replaces the best so far when the best
+        // is not NaN and the element is greater or NaN, so the result is the
+        // first NaN if there is one, else the first maximum. Computed in two
+        // stages whose every choice is one comparison of f32 values, with
+        // the winner's position an f32 as well: the masks stay in the lanes
+        // of the f32 vectors (an i8 winner chosen by combined i1 masks made
+        // LLVM pack each mask to bytes and widen it again, three times the
+        // instructions with AVX2). First the first maximum of the numbers
+        // (`ogt` is false for NaN)...
         Value best = args[0];
-        Value win = nb.create<arith::ConstantIntOp>(nloc, 0, 8);
-        for (size_t t = 1; t < n; ++t) {
-          Value e = args[t];
-          Value bestIsNumber = nb.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::ORD, best, best);
-          Value greater = nb.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::OGT, e, best);
-          Value eIsNaN = nb.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::UNO, e, e);
-          Value take = nb.create<arith::AndIOp>(nloc, bestIsNumber, nb.create<arith::OrIOp>(nloc, greater, eIsNaN));
-          best = nb.create<arith::SelectOp>(nloc, take, e, best);
+        Value win = nb.create<arith::ConstantOp>(nloc, nb.getF32FloatAttr(0.0f));
+        auto take = [&](Value cond, Value e, size_t t) {
+          best = nb.create<arith::SelectOp>(nloc, cond, e, best);
           if (winner)
-            win = nb.create<arith::SelectOp>(nloc, take, nb.create<arith::ConstantIntOp>(nloc, int64_t(t), 8), win);
-        }
+            win = nb.create<arith::SelectOp>(nloc, cond,
+                                             nb.create<arith::ConstantOp>(nloc, nb.getF32FloatAttr(float(t))), win);
+        };
+        for (size_t t = 1; t < n; ++t)
+          take(nb.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::OGT, args[t], best), args[t], t);
+        // ...then the first NaN over it, by taking every NaN from the last
+        // element to the first.
+        for (size_t t = n; t-- > 0;)
+          take(nb.create<arith::CmpFOp>(nloc, arith::CmpFPredicate::UNO, args[t], args[t]), args[t], t);
+        if (winner) win = nb.create<arith::FPToUIOp>(nloc, nb.getI8Type(), win);
         llvm::SmallVector<Value> yields = {best};
         if (winner) yields.push_back(win);
         nb.create<mlir::linalg::YieldOp>(nloc, yields);

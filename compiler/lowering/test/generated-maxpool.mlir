@@ -8,8 +8,11 @@
 // the packed input and yields the maximum and the winner's position (i8);
 // its gradient reads dy and the winner at (h floordiv 2, w floordiv 2) and
 // routes dy to the pixel whose position in its window, (h % 2) * 2 + w % 2,
-// won. No dxrt_pool call remains. libdxrt's rule: the first maximal element
-// wins (ogt), a NaN replaces a number and stays (uno, ord).
+// won. No dxrt_pool call remains. libdxrt's rule (the first NaN if there is
+// one, else the first maximum) in two stages of one comparison per choice:
+// the first maximum of the numbers (ogt), then every NaN from the last
+// element to the first (uno); the position is chosen as an f32 and stored
+// as i8.
 // CHECK: #[[ID:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
 // CHECK: #[[Q:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2 floordiv 2, d3 floordiv 2, d4)>
 // CHECK-LABEL: func.func @pool_and_grad(
@@ -19,10 +22,11 @@
 // CHECK: %[[S10:.*]] = tensor.extract_slice %[[Y]][0, 0, 1, 0, 0] [%{{.*}}, 2, 4, 4, 16] [1, 1, 2, 2, 1]
 // CHECK: %[[S11:.*]] = tensor.extract_slice %[[Y]][0, 0, 1, 1, 0] [%{{.*}}, 2, 4, 4, 16] [1, 1, 2, 2, 1]
 // CHECK: %[[POOL:.*]]:2 = linalg.generic {{.*}} ins(%[[S00]], %[[S01]], %[[S10]], %[[S11]] :
-// CHECK:   arith.cmpf ord
-// CHECK:   arith.cmpf ogt
-// CHECK:   arith.cmpf uno
-// CHECK:   linalg.yield %{{.*}}, %{{.*}} : f32, i8
+// CHECK-NOT: arith.cmpf ord
+// CHECK-COUNT-3: arith.cmpf ogt
+// CHECK-COUNT-4: arith.cmpf uno
+// CHECK:   %[[WIN:.*]] = arith.fptoui %{{.*}} : f32 to i8
+// CHECK:   linalg.yield %{{.*}}, %[[WIN]] : f32, i8
 // CHECK: } -> (tensor<?x2x4x4x16xf32>, tensor<?x2x4x4x16xi8>)
 // CHECK: call @dxrt_conv2d_forward_blocked(
 // CHECK: linalg.generic {indexing_maps = [#[[Q]], #[[Q]], #[[ID]], #[[ID]]]{{.*}} ins(%{{.*}}, %[[POOL]]#1, %[[Y]] :
