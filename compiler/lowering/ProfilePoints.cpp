@@ -10,7 +10,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/RegionUtils.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
 
 #include <map>
@@ -57,6 +59,57 @@ std::string kindOf(mlir::Operation *op) {
   return "";
 }
 
+// A generated op's shape for the kernel table: its loop ranges ("B" for
+// the batch, a dynamic range) and what it computes, e.g.
+// "reduce Bx2x28x28x16 -> 2x16", "map Bx32x14x14", "copy 128x3136",
+// "fill 64".
+std::string describe(mlir::Operation *op) {
+  auto dims = [](llvm::ArrayRef<int64_t> shape) {
+    std::string s;
+    for (int64_t d : shape) s += (s.empty() ? "" : "x") + (mlir::ShapedType::isDynamic(d) ? std::string("B") : std::to_string(d));
+    return s.empty() ? std::string("scalar") : s;
+  };
+  if (auto copy = mlir::dyn_cast<mlir::memref::CopyOp>(op))
+    return "copy " + dims(mlir::cast<mlir::ShapedType>(copy.getSource().getType()).getShape());
+  if (auto l = mlir::dyn_cast<mlir::linalg::LinalgOp>(op)) {
+    const std::string loops = dims(l.getStaticLoopRanges());
+    if (!mlir::isa<mlir::linalg::GenericOp>(op)) return op->getName().stripDialect().str() + " " + loops;
+    if (l.getNumReductionLoops() == 0) return "map " + loops;
+    std::string out;
+    for (mlir::Value v : l.getDpsInits())
+      if (auto t = mlir::dyn_cast<mlir::ShapedType>(v.getType()))
+        out += (out.empty() ? "" : ", ") + dims(t.getShape());
+    return "reduce " + loops + " -> " + out;
+  }
+  return "loop";
+}
+
+// The bytes `op` reads and writes at least once, computed when the point
+// runs (the batch is known only then): the size of each memref it reads or
+// writes (a loop nest: each memref from outside it that it uses), each
+// once.
+mlir::Value trafficOf(mlir::OpBuilder &b, mlir::Operation *op) {
+  mlir::Location loc = op->getLoc();
+  llvm::SetVector<mlir::Value> used;
+  if (op->getNumRegions() > 0 && !mlir::isa<mlir::linalg::LinalgOp>(op))
+    mlir::getUsedValuesDefinedAbove(op->getRegions(), used);
+  used.insert(op->getOperands().begin(), op->getOperands().end());
+  llvm::SmallVector<mlir::Value> buffers;
+  for (mlir::Value v : used)
+    if (mlir::isa<mlir::MemRefType>(v.getType())) buffers.push_back(v);
+  if (buffers.empty()) return b.create<mlir::arith::ConstantIntOp>(loc, 0, 64);
+  mlir::Value total;
+  for (mlir::Value v : buffers) {
+    auto t = mlir::cast<mlir::MemRefType>(v.getType());
+    const unsigned bits = t.getElementType().isIntOrFloat() ? t.getElementTypeBitWidth() : 64;
+    mlir::Value bytes = b.create<mlir::arith::ConstantIndexOp>(loc, int64_t(std::max(1u, bits / 8)));
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      bytes = b.create<mlir::arith::MulIOp>(loc, bytes, b.createOrFold<mlir::memref::DimOp>(loc, v, d));
+    total = total ? b.create<mlir::arith::AddIOp>(loc, total, bytes).getResult() : bytes;
+  }
+  return b.create<mlir::arith::IndexCastOp>(loc, b.getI64Type(), total);
+}
+
 struct ProfilePointsPass : mlir::PassWrapper<ProfilePointsPass, mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ProfilePointsPass)
   llvm::StringRef getArgument() const override { return "dx-profile-points"; }
@@ -79,7 +132,7 @@ struct ProfilePointsPass : mlir::PassWrapper<ProfilePointsPass, mlir::OperationP
       fn.setPrivate();
     };
     declare(kBegin, {});
-    declare(kPoint, {i64});
+    declare(kPoint, {i64, i64});
 
     llvm::json::Array regions;
     std::map<std::string, int64_t> ids;
@@ -101,13 +154,21 @@ struct ProfilePointsPass : mlir::PassWrapper<ProfilePointsPass, mlir::OperationP
         std::string phase = llvm::StringRef(function) == "train" ? (isBackward(op->getLoc()) ? "backward" : "forward")
                                                                  : function;
         std::string kind = kindOf(op);
-        std::string key = std::string(function) + '\n' + layer + '\n' + phase + '\n' + kind;
+        // Each generated op is a region of its own (the kernel table); the
+        // library calls of one kind in a layer and phase share one.
+        const bool generated = kind == "generated";
+        std::string key = std::string(function) + '\n' + layer + '\n' + phase + '\n' + kind +
+                          (generated ? '\n' + std::to_string(regions.size()) : "");
         auto [it, added] = ids.try_emplace(key, int64_t(regions.size()));
-        if (added)
-          regions.push_back(llvm::json::Object{{"function", function}, {"layer", layer}, {"phase", phase}, {"kind", kind}});
+        if (added) {
+          llvm::json::Object region{{"function", function}, {"layer", layer}, {"phase", phase}, {"kind", kind}};
+          if (generated) region["op"] = describe(op);
+          regions.push_back(std::move(region));
+        }
         b.setInsertionPointAfter(op);
         mlir::Value id = b.create<mlir::arith::ConstantIntOp>(op->getLoc(), it->second, 64);
-        b.create<mlir::func::CallOp>(op->getLoc(), kPoint, mlir::TypeRange{}, mlir::ValueRange{id});
+        mlir::Value bytes = generated ? trafficOf(b, op) : b.create<mlir::arith::ConstantIntOp>(op->getLoc(), 0, 64);
+        b.create<mlir::func::CallOp>(op->getLoc(), kPoint, mlir::TypeRange{}, mlir::ValueRange{id, bytes});
       }
     }
 

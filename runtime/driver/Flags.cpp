@@ -124,7 +124,8 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   std::string lr_scaling = t.lr_scaling, checkpoint_dir = str("checkpoints/", meta.model), device = meta.target;
   int64_t checkpoint_every = t.checkpoint_every, keep = 2, stop_after = 0, accumulate = 1, data_threads = 2;
   double bucket_mb = 25, comm_timeout = 600;
-  bool synthetic = false, stop_at_target = false, resume = false, resume_auto = false, print_schedule = false, profile = false;
+  bool synthetic = false, stop_at_target = false, resume = false, resume_auto = false, print_schedule = false, profile = false,
+       profile_kernels = false;
   bool print_weights = false, no_shuffle = false, log_steps = false;
   std::string save_weights, init_from, from, predict, predict_out = "predictions";
   app.add_option("--epochs", epochs, "Epochs to train")->default_str(std::to_string(t.epochs))->check(whole_number(1))->type_name("N");
@@ -146,6 +147,8 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   app.add_option("--eval-batch", eval_batch, "Batch size of evaluation")->default_str("--batch")->check(whole_number(1, kMaxBatchFlag))->type_name("N");
   app.add_flag("--stop-at-target", stop_at_target, "Stop once the train block's target is met");
   app.add_flag("--profile", profile, "After training, print the time per layer and phase of a step (CPU builds)");
+  app.add_flag("--profile-kernels", profile_kernels,
+               "With the --profile table, one row per generated kernel: its shape, time, bytes and GB/s (implies --profile)");
   app.add_option("--sync", sync, "allreduce (gradients every step) or average:K (average the models every K steps)")
       ->default_str(sync)->type_name("MODE");
   app.add_option("--lr-scaling", lr_scaling, "none, or linear: multiply the learning rate by the number of ranks")
@@ -259,7 +262,8 @@ bool parse_flags(int argc, char **argv, const Metadata &meta, const World &world
   cfg->target = t.target;
   cfg->stop_at_target = stop_at_target;
   cfg->synthetic = synthetic;
-  cfg->profile = profile;
+  cfg->profile = profile || profile_kernels;
+  cfg->profile_kernels = profile_kernels;
   cfg->synthetic_samples = synth_n ? synth_n : 32 * cfg->global_batch();
   cfg->log_path = log;
   cfg->data_dir = data_dir;

@@ -214,7 +214,7 @@ int run(int argc, char **argv) {
     else if (fresh_auto)
       console.line(str("--resume auto: no complete checkpoint in '", cfg.checkpoint_dir, "': starting afresh"));
     int rc = trainer.run();
-    Profiler::get().report(world.is_root(), log);
+    Profiler::get().report(world.is_root(), cfg.profile_kernels, log);
     if (rc == kExitOk && !cfg.save_weights.empty()) {
       backend->download_model(arenas);
       if (world.is_root()) {

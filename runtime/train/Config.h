@@ -44,6 +44,7 @@ struct RunConfig {
   bool resume_auto = false;
   bool print_schedule = false; // print the learning rate of every step, then exit
   bool profile = false;        // --profile: time per layer and phase (train/Profile.h)
+  bool profile_kernels = false; // --profile-kernels: and per generated kernel
   std::string export_dir;      // --export: every output of every sample, after training
   std::string save_weights;    // --save-weights DIR: one NPY per tensor after training (train/Weights.h)
   std::string init_from;       // --init-from DIR: start from such a directory instead of the init rules

@@ -1,10 +1,11 @@
 // --profile: where a training step's time goes, darknet/Caffe style. The
 // compiler puts a hook after every op of the step that does work
-// (compiler/lowering/ProfilePoints.h): dxrt_prof_point(id) gives the time
-// since the previous hook to region `id` = (function, .dx layer, phase,
-// kind: a libdxrt call or the generated code), described by the object's
-// dx_profile_regions table. The trainer adds its own phases (data,
-// all-reduce). Off, each hook is a call that returns at once.
+// (compiler/lowering/ProfilePoints.h): dxrt_prof_point(id, bytes) gives the
+// time since the previous hook to region `id` = (function, .dx layer, phase,
+// kind: a libdxrt call or one generated op, with the bytes that op reads and
+// writes at least once), described by the object's dx_profile_regions
+// table. The trainer adds its own phases (data, all-reduce). Off, each hook
+// is a call that returns at once.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 
 extern "C" {
 void dxrt_prof_begin(void);
-void dxrt_prof_point(int64_t id);
+void dxrt_prof_point(int64_t id, int64_t bytes);
 }
 
 namespace dxrt {
@@ -22,7 +23,10 @@ class MetricsLog;
 
 struct ProfileRegion {
   std::string function, layer, phase, kind;
+  std::string op; // a generated op's shape ("reduce Bx2x28x28x16 -> 2x16"), else empty
   double seconds = 0;
+  double bytes = 0;      // summed over the calls
+  bool traffic = true;   // false when a call did not know its bytes (a loop nest)
   int64_t calls = 0;
 };
 
@@ -40,8 +44,9 @@ public:
   // The end of a training step of `seconds`. The first one is warm-up
   // (oneDNN's JIT, the workspace's first touch): it resets the counts.
   void step_done(double seconds);
-  // The table on stdout (rank 0 calls it) and a "profile" event in the log.
-  void report(bool print, MetricsLog &log) const;
+  // The table on stdout (rank 0 calls it) and a "profile" event in the log;
+  // with `kernels` (--profile-kernels) also one row per generated op.
+  void report(bool print, bool kernels, MetricsLog &log) const;
 
   // The hooks' state (public for the C entry points).
   std::vector<ProfileRegion> regions;
