@@ -10,7 +10,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/JSON.h"
@@ -84,29 +85,49 @@ std::string describe(mlir::Operation *op) {
   return "loop";
 }
 
-// The bytes `op` reads and writes at least once, computed when the point
-// runs (the batch is known only then): the size of each memref it reads or
-// writes (a loop nest: each memref from outside it that it uses), each
-// once.
+// The buffers from outside `op` that it reads and those it writes (through
+// any view of them made inside it), from the memory effects of `op` and the
+// ops nested in it.
+void accesses(mlir::Operation *op, llvm::SetVector<mlir::Value> &read, llvm::SetVector<mlir::Value> &written) {
+  auto inside = [&](mlir::Value v) {
+    mlir::Operation *def = v.getDefiningOp() ? v.getDefiningOp() : v.getParentBlock()->getParentOp();
+    return op->isAncestor(def);
+  };
+  op->walk([&](mlir::Operation *inner) {
+    auto effects = mlir::dyn_cast<mlir::MemoryEffectOpInterface>(inner);
+    if (!effects) return;
+    llvm::SmallVector<mlir::MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const mlir::MemoryEffects::EffectInstance &e : list) {
+      mlir::Value v = e.getValue();
+      if (!v || !mlir::isa<mlir::MemRefType>(v.getType())) continue;
+      while (inside(v))
+        if (auto view = v.getDefiningOp<mlir::ViewLikeOpInterface>()) v = view.getViewSource();
+        else break;
+      if (inside(v)) continue; // a buffer of the loop's own
+      if (mlir::isa<mlir::MemoryEffects::Write>(e.getEffect())) written.insert(v);
+      else if (mlir::isa<mlir::MemoryEffects::Read>(e.getEffect())) read.insert(v);
+    }
+  });
+}
+
+// The bytes a generated op must move at least, computed when the point runs
+// (the batch is known only then): the size of every buffer it reads and of
+// every buffer it writes (one it updates in place counts twice).
 mlir::Value trafficOf(mlir::OpBuilder &b, mlir::Operation *op) {
   mlir::Location loc = op->getLoc();
-  llvm::SetVector<mlir::Value> used;
-  if (op->getNumRegions() > 0 && !mlir::isa<mlir::linalg::LinalgOp>(op))
-    mlir::getUsedValuesDefinedAbove(op->getRegions(), used);
-  used.insert(op->getOperands().begin(), op->getOperands().end());
-  llvm::SmallVector<mlir::Value> buffers;
-  for (mlir::Value v : used)
-    if (mlir::isa<mlir::MemRefType>(v.getType())) buffers.push_back(v);
-  if (buffers.empty()) return b.create<mlir::arith::ConstantIntOp>(loc, 0, 64);
-  mlir::Value total;
-  for (mlir::Value v : buffers) {
-    auto t = mlir::cast<mlir::MemRefType>(v.getType());
-    const unsigned bits = t.getElementType().isIntOrFloat() ? t.getElementTypeBitWidth() : 64;
-    mlir::Value bytes = b.create<mlir::arith::ConstantIndexOp>(loc, int64_t(std::max(1u, bits / 8)));
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      bytes = b.create<mlir::arith::MulIOp>(loc, bytes, b.createOrFold<mlir::memref::DimOp>(loc, v, d));
-    total = total ? b.create<mlir::arith::AddIOp>(loc, total, bytes).getResult() : bytes;
-  }
+  llvm::SetVector<mlir::Value> read, written;
+  accesses(op, read, written);
+  mlir::Value total = b.create<mlir::arith::ConstantIndexOp>(loc, 0);
+  for (const llvm::SetVector<mlir::Value> *buffers : {&read, &written})
+    for (mlir::Value v : *buffers) {
+      auto t = mlir::cast<mlir::MemRefType>(v.getType());
+      const unsigned bits = t.getElementType().isIntOrFloat() ? t.getElementTypeBitWidth() : 64;
+      mlir::Value bytes = b.create<mlir::arith::ConstantIndexOp>(loc, int64_t(std::max(1u, bits / 8)));
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        bytes = b.create<mlir::arith::MulIOp>(loc, bytes, b.createOrFold<mlir::memref::DimOp>(loc, v, d));
+      total = b.create<mlir::arith::AddIOp>(loc, total, bytes);
+    }
   return b.create<mlir::arith::IndexCastOp>(loc, b.getI64Type(), total);
 }
 

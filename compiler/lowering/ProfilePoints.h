@@ -12,8 +12,9 @@ namespace dx {
 //  - after every top-level op that does work (a library call, a linalg op,
 //    a copy, a loop), `call @dxrt_prof_point(id, bytes)`: the time since the
 //    previous point belongs to region `id`; `bytes` is what a generated op
-//    reads and writes at least once (each memref it uses, once, computed
-//    from the run's batch; 0 for a library call).
+//    must move at least: the size of every buffer it reads plus that of
+//    every buffer it writes (from the ops' memory effects, computed from the
+//    run's batch; 0 for a library call).
 // A region is (function, layer, phase, kind): the layer is the .dx layer
 // path of the op's location (NameLoc; "a + b" when fusion merged ops of
 // several layers), the phase forward or backward (the reverse pass's

@@ -149,7 +149,7 @@ void Profiler::report(bool print, bool kernels, MetricsLog &log) const {
   std::printf("  generated code: %s ms per step, %s%% of the step; library calls: %s ms, %s%%\n",
               fixed(generated * per, 2).c_str(), fixed(share(generated), 1).c_str(), fixed(library * per, 2).c_str(),
               fixed(share(library), 1).c_str());
-  std::printf("  generated code moved %s MB per step (each op's operands once) at %s GB/s\n",
+  std::printf("  generated code moved %s MB per step (each buffer read and each written, once) at %s GB/s\n",
               fixed(generated_bytes * per / 1e9, 1).c_str(), rate(generated_bytes, known_s, true).c_str());
   if (eval_calls > 0)
     std::printf("  evaluation (outside the steps): %s s\n", fixed(eval, 3).c_str());
