@@ -26,7 +26,7 @@ struct ProfileRegion {
   std::string op; // a generated op's shape ("reduce Bx2x28x28x16 -> 2x16"), else empty
   double seconds = 0;
   double bytes = 0;      // summed over the calls
-  bool traffic = true;   // false when a call did not know its bytes (a loop nest)
+  bool traffic = true;   // false once a call passed no byte count (negative)
   int64_t calls = 0;
 };
 
