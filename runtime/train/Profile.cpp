@@ -36,7 +36,7 @@ void Profiler::enable() {
 void Profiler::step_done(double seconds) {
   if (!warm_) {
     warm_ = true;
-    for (ProfileRegion &r : regions) r.seconds = 0, r.bytes = 0, r.traffic = true, r.calls = 0;
+    for (ProfileRegion &r : regions) r.seconds = 0, r.bytes = 0, r.calls = 0;
     data_s_ = allreduce_s_ = 0;
     return;
   }
@@ -79,9 +79,9 @@ std::vector<LayerRow> layerRows(const std::vector<ProfileRegion> &regions) {
   return rows;
 }
 
-// GB/s of `bytes` in `seconds`, or "-" when either is unknown.
-std::string rate(double bytes, double seconds, bool known) {
-  return known && seconds > 0 ? fixed(bytes / seconds / 1e9, 1) : std::string("-");
+// GB/s of `bytes` in `seconds`, or "-" without time.
+std::string rate(double bytes, double seconds) {
+  return seconds > 0 ? fixed(bytes / seconds / 1e9, 1) : std::string("-");
 }
 
 } // namespace
@@ -91,7 +91,7 @@ void Profiler::report(bool print, bool kernels, MetricsLog &log) const {
   const double per = 1000.0 / double(steps_), step_ms = step_seconds_ * per;
   auto share = [&](double s) { return step_seconds_ > 0 ? 100.0 * s / step_seconds_ : 0.0; };
   double generated = 0, library = 0, eval = 0, by_phase[3] = {0, 0, 0}; // forward, backward, update
-  double generated_bytes = 0, known_s = 0; // the generated ops that know their traffic, and their time
+  double generated_bytes = 0;
   int64_t eval_calls = 0;
   for (const ProfileRegion &r : regions) {
     if (r.function == "eval") {
@@ -101,7 +101,7 @@ void Profiler::report(bool print, bool kernels, MetricsLog &log) const {
     }
     (r.kind == "generated" ? generated : library) += r.seconds;
     by_phase[r.phase == "forward" ? 0 : r.phase == "backward" ? 1 : 2] += r.seconds;
-    if (r.kind == "generated" && r.traffic) generated_bytes += r.bytes, known_s += r.seconds;
+    if (r.kind == "generated") generated_bytes += r.bytes;
   }
   const double other = std::max(0.0, step_seconds_ - generated - library - data_s_ - allreduce_s_);
 
@@ -115,7 +115,7 @@ void Profiler::report(bool print, bool kernels, MetricsLog &log) const {
     nlohmann::ordered_json row = {{"function", r.function}, {"layer", r.layer}, {"phase", r.phase},
                                   {"kind", r.kind}, {"calls", r.calls}, {"seconds", r.seconds}};
     if (!r.op.empty()) row["op"] = r.op;
-    if (r.kind == "generated" && r.traffic) row["bytes"] = r.bytes;
+    if (r.kind == "generated") row["bytes"] = r.bytes;
     rows.push_back(row);
   }
   j["regions"] = rows;
@@ -150,7 +150,7 @@ void Profiler::report(bool print, bool kernels, MetricsLog &log) const {
               fixed(generated * per, 2).c_str(), fixed(share(generated), 1).c_str(), fixed(library * per, 2).c_str(),
               fixed(share(library), 1).c_str());
   std::printf("  generated code moved %s MB per step (each buffer read and each written, once) at %s GB/s\n",
-              fixed(generated_bytes * per / 1e9, 1).c_str(), rate(generated_bytes, known_s, true).c_str());
+              fixed(generated_bytes * per / 1e9, 1).c_str(), rate(generated_bytes, generated).c_str());
   if (eval_calls > 0)
     std::printf("  evaluation (outside the steps): %s s\n", fixed(eval, 3).c_str());
   if (kernels) {
@@ -177,8 +177,7 @@ void Profiler::report(bool print, bool kernels, MetricsLog &log) const {
       std::printf("  %-*s  %-10s %-*s %9s %6s %9s %7s\n", int(lw), r->layer.empty() ? "(step)" : r->layer.c_str(),
                   r->phase.c_str(), int(ow), r->op.c_str(), fixed(r->seconds * per, 3).c_str(),
                   fixed(share(r->seconds), 1).c_str(),
-                  r->traffic ? fixed(r->bytes * per / 1e9, 2).c_str() : "-",
-                  rate(r->bytes, r->seconds, r->traffic).c_str());
+                  fixed(r->bytes * per / 1e9, 2).c_str(), rate(r->bytes, r->seconds).c_str());
     }
     if (more > 0)
       std::printf("  (%zu smaller kernels: %s ms per step)\n", more, fixed(rest * per, 3).c_str());
@@ -202,9 +201,6 @@ extern "C" void dxrt_prof_point(int64_t id, int64_t bytes) {
   dxrt::ProfileRegion &r = p.regions[size_t(id)];
   r.seconds += t - p.last;
   ++r.calls;
-  if (bytes >= 0)
-    r.bytes += double(bytes);
-  else
-    r.traffic = false;
+  r.bytes += double(bytes);
   p.last = t;
 }

@@ -25,8 +25,7 @@ struct ProfileRegion {
   std::string function, layer, phase, kind;
   std::string op; // a generated op's shape ("reduce Bx2x28x28x16 -> 2x16"), else empty
   double seconds = 0;
-  double bytes = 0;      // summed over the calls
-  bool traffic = true;   // false once a call passed no byte count (negative)
+  double bytes = 0; // a generated op's traffic, summed over the calls
   int64_t calls = 0;
 };
 
