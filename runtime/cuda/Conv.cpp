@@ -39,9 +39,12 @@
 
 #include <array>
 #include <climits>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 
 using namespace dxrt;
 using namespace dxrt::cuda;
@@ -111,19 +114,106 @@ int to_int(const char *k, int64_t v, const char *what) {
   return int(v);
 }
 
-// The first acceptable result of cudnnFind* (they come fastest first):
-// succeeded, fits the workspace limit, no TF32 unless allowed (bf16 tensors
-// are for the tensor cores); deterministic if any is. Returns the index or -1.
-template <typename Perf> int choose(const Perf *perf, int count, bool bf16) {
+// The name of algorithm `algo` of a direction's cuDNN enum, for the log.
+const char *algo_name(Dir dir, int algo) {
+  static const char *const fwd[] = {"implicit_gemm", "implicit_precomp_gemm", "gemm", "direct",
+                                    "fft", "fft_tiling", "winograd", "winograd_nonfused"};
+  static const char *const data[] = {"algo_0", "algo_1", "fft", "fft_tiling", "winograd", "winograd_nonfused"};
+  static const char *const filter[] = {"algo_0", "algo_1", "fft", "algo_3", "winograd", "winograd_nonfused",
+                                       "fft_tiling"};
+  auto pick = [algo](const char *const *names, int count) { return algo >= 0 && algo < count ? names[algo] : "?"; };
+  switch (dir) {
+  case kForward: return pick(fwd, 8);
+  case kGradInput: return pick(data, 6);
+  case kGradWeight: return pick(filter, 7);
+  }
+  return "?";
+}
+
+// cuDNN's non-fused Winograd algorithms are never used. On an H200 (cuDNN
+// 9, 2026-12-04) each of the three, forced on a 5x5 convolution (batch 8, 16
+// -> 32 channels, 14x14, padding 2), was 1-2% of the output's scale away from
+// the CPU's result (runtime/cuda/test/kernels_test.cpp's lenet5x5: forward
+// 6.73 against 6.66, the data gradient 7.28 against 7.43, the filter
+// gradient 5.81 against 5.93), where every other algorithm agreed within
+// 1e-4; and cudnnFind* picked them for some runs and not others (it times
+// the candidates), so a training run's gradients were wrong by chance. Where
+// they were fastest the next algorithm was within a few percent.
+bool is_excluded(Dir dir, int algo) {
+  switch (dir) {
+  case kForward: return algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
+  case kGradInput: return algo == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
+  case kGradWeight: return algo == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED;
+  }
+  return false;
+}
+
+// DXRT_CUDA_CONV_{FWD,BWD_DATA,BWD_FILTER}_ALGO=N: the direction's algorithm
+// N of cuDNN's enum wherever it is acceptable (below) for a geometry, else
+// the usual choice; -1 when unset. For tests (test/gpu/run.sh runs the
+// convolution tests under each) and for ruling one algorithm in or out.
+int forced_algorithm(Dir dir) {
+  auto read = [](const char *name) {
+    const char *v = std::getenv(name);
+    return v && *v ? std::atoi(v) : -1;
+  };
+  static const int forced[3] = {read("DXRT_CUDA_CONV_FWD_ALGO"), read("DXRT_CUDA_CONV_BWD_DATA_ALGO"),
+                                read("DXRT_CUDA_CONV_BWD_FILTER_ALGO")};
+  return forced[dir];
+}
+
+// The first acceptable result of cudnnFind* (they come fastest first), or
+// the forced algorithm where that is acceptable. Acceptable: succeeded, fits
+// the workspace limit, no TF32 unless allowed (bf16 tensors are for the
+// tensor cores), not excluded (above); deterministic ones preferred, so
+// that a run repeats bit for bit. Returns the index or -1.
+template <typename Perf> int choose(Dir dir, const Perf *perf, int count, bool bf16) {
+  auto acceptable = [&](const Perf &p) {
+    bool tensor = p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    return p.status == CUDNN_STATUS_SUCCESS && p.memory <= workspace_limit() && (!tensor || allow_tf32() || bf16) &&
+           !is_excluded(dir, int(p.algo));
+  };
+  for (int i = 0; i < count; ++i)
+    if (int(perf[i].algo) == forced_algorithm(dir) && acceptable(perf[i])) return i;
   int any = -1;
   for (int i = 0; i < count; ++i) {
-    const Perf &p = perf[i];
-    bool tensor = p.mathType == CUDNN_TENSOR_OP_MATH || p.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-    if (p.status != CUDNN_STATUS_SUCCESS || p.memory > workspace_limit() || (tensor && !allow_tf32() && !bf16)) continue;
-    if (p.determinism == CUDNN_DETERMINISTIC) return i;
+    if (!acceptable(perf[i])) continue;
+    if (perf[i].determinism == CUDNN_DETERMINISTIC) return i;
     if (any < 0) any = i;
   }
   return any;
+}
+
+// DXRT_CUDA_CONV_LOG=1: one line on stderr per plan made (a geometry and
+// direction, once per process): the algorithm cuDNN's search chose (the
+// number and name in cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t), its
+// measured time, workspace and determinism. What to
+// look at first when a GPU run's numbers or speed differ from expectations.
+// DXRT_CUDA_CONV_LOG=2 also lists every result of the search before it.
+template <typename Perf> void log_choice(Dir dir, const Geom &g, const Perf *perf, int count, int at, bool bf16) {
+  static const int level = [] {
+    const char *v = std::getenv("DXRT_CUDA_CONV_LOG");
+    return v && *v ? std::atoi(v) : 0;
+  }();
+  if (level <= 0 || at < 0) return;
+  auto determinism = [](const Perf &p) {
+    return p.determinism == CUDNN_DETERMINISTIC ? "deterministic" : "nondeterministic";
+  };
+  if (level >= 2) // every result of the search, fastest first
+    for (int i = 0; i < count; ++i)
+      std::fprintf(stderr, "dxrt_cuda conv search: algo %d (%s) status %d, %.3f ms, workspace %zu B, math %d, %s\n",
+                   int(perf[i].algo), algo_name(dir, int(perf[i].algo)), int(perf[i].status), double(perf[i].time),
+                   size_t(perf[i].memory), int(perf[i].mathType), determinism(perf[i]));
+  static const char *const dirs[] = {"forward", "grad_input", "grad_weight"};
+  const Perf &p = perf[at];
+  std::string in = str(g.in[0], "x", g.in[1]), k = str(g.k[0], "x", g.k[1]);
+  if (g.nd == 3) in += str("x", g.in[2]), k += str("x", g.k[2]);
+  std::fprintf(stderr,
+               "dxrt_cuda conv plan: %s n=%lld c=%lld f=%lld groups=%lld in=%s k=%s: algo %d (%s), %.3f ms, "
+               "workspace %zu B, %s%s\n",
+               dirs[dir], (long long)g.n, (long long)g.c, (long long)g.f, (long long)g.groups, in.c_str(), k.c_str(),
+               int(p.algo), algo_name(dir, int(p.algo)), double(p.time), size_t(p.memory), determinism(p),
+               bf16 ? ", bf16" : "");
 }
 
 // A window-preserving symmetric padding for one axis, or -1.
@@ -186,7 +276,7 @@ void set_descriptors(const char *k, const Geom &g, Plan &p, const int64_t *pad, 
 // cudnnFind* for the plan's descriptors: sets p.algo and returns true, or
 // false where no algorithm is acceptable. For bf16 tensors a Find that
 // fails outright (a configuration cuDNN does not support) is "none" too.
-bool find_algorithm(cudnnHandle_t h, Dir dir, Plan &p, bool bf16, int *found) {
+bool find_algorithm(cudnnHandle_t h, Dir dir, const Geom &g, Plan &p, bool bf16, int *found) {
   auto status = [bf16](cudnnStatus_t st) {
     if (!bf16) DXRT_CUDNN_CHECK(st);
     return st == CUDNN_STATUS_SUCCESS;
@@ -197,21 +287,24 @@ bool find_algorithm(cudnnHandle_t h, Dir dir, Plan &p, bool bf16, int *found) {
     if (!status(cudnnFindConvolutionForwardAlgorithm(h, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, found,
                                                      perf)))
       return false;
-    at = choose(perf, *found, bf16);
+    at = choose(dir, perf, *found, bf16);
+    log_choice(dir, g, perf, *found, at, bf16);
     if (at >= 0) p.algo = perf[at].algo;
   } else if (dir == kGradInput) {
     cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
     if (!status(cudnnFindConvolutionBackwardDataAlgorithm(h, p.w, p.y, p.conv, p.x,
                                                           CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, found, perf)))
       return false;
-    at = choose(perf, *found, bf16);
+    at = choose(dir, perf, *found, bf16);
+    log_choice(dir, g, perf, *found, at, bf16);
     if (at >= 0) p.algo = perf[at].algo;
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
     if (!status(cudnnFindConvolutionBackwardFilterAlgorithm(h, p.x, p.y, p.conv, p.w,
                                                             CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, found, perf)))
       return false;
-    at = choose(perf, *found, bf16);
+    at = choose(dir, perf, *found, bf16);
+    log_choice(dir, g, perf, *found, at, bf16);
     if (at >= 0) p.algo = perf[at].algo;
   }
   return at >= 0;
@@ -248,11 +341,11 @@ Plan make_plan(const char *k, Dir dir, const Geom &g, bool bf16) {
   configure(bf16);
 
   int found = 0;
-  bool ok = find_algorithm(ctx.cudnn, dir, p, bf16, &found);
+  bool ok = find_algorithm(ctx.cudnn, dir, g, p, bf16, &found);
   if (!ok && bf16) { // no bf16 kernel for this shape: fp32 on rounded operands
     configure(false);
     p.rounds = true;
-    ok = find_algorithm(ctx.cudnn, dir, p, false, &found);
+    ok = find_algorithm(ctx.cudnn, dir, g, p, false, &found);
   }
   DXRT_CHECK(ok,
              str("cuDNN has no algorithm for this ", g.nd, "-D convolution within ", workspace_limit() >> 20,

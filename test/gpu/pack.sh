@@ -25,11 +25,9 @@
 #                                 pointers; infer/: its weights (a short CPU
 #                                 run), 100 raw samples (x.npy, x.f32) and the
 #                                 CPU executable's --predict of them (cpu/)
-#   lib/                          MPI's shared libraries, which the model
-#                                 executables and dxrt_cuda_backend_tests link
-#                                 (the GPU machine has no MPI), and oneDNN's
-#                                 (libdnnl, libOpenCL, libgomp; .xz), which
-#                                 they and dxrt_cuda_tests link
+#   lib/                          every non-glibc, non-CUDA shared library
+#                                 they load: MPI's (the GPU machine has no
+#                                 MPI), oneDNN's, HDF5's and curl's (.xz)
 # cuBLAS, cuDNN and NCCL are far too large to carry: run.sh finds them there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -117,17 +115,25 @@ done
 "$tmp/mlp_cpu" --synthetic --synthetic-samples 256 --epochs 1 --checkpoint-every 0 --save-weights "$out/infer/w" >/dev/null
 /usr/bin/python3 test/infer/Inputs/make_inputs.py fashion 100 "$out/infer"
 "$tmp/mlp_cpu" --predict "$out/infer/x.npy" --init-from "$out/infer/w" --predict-out "$out/infer/cpu" >/dev/null
-# The non-system libraries of the executables that are not CUDA's: MPI's,
-# and oneDNN's with what it loads (libdxrt's CPU GEMM, which the kernel
-# tests' CPU references and every model executable link), the latter
-# xz-compressed (oneDNN is 40 MB; run.sh unpacks them).
-{ ldd "$tmp/mlp_gpu"; ldd build/runtime/cuda/dxrt_cuda_tests; } | awk '/=>/ {print $1, $3}' | sort -u |
+# Every shared library the packed programs load that is neither glibc's and
+# the compiler's runtime (which any Linux has) nor CUDA's (which run.sh finds
+# there): MPI's, oneDNN's and what it loads (libdxrt's CPU GEMM, which the
+# kernel tests' CPU references and every model executable link), HDF5's and
+# what it loads (libcurl, TLS, Kerberos, ...: the model executables' HDF5
+# reader). The GPU machine's image has none of them; all but MPI's travel
+# xz-compressed (oneDNN alone is 40 MB), and run.sh unpacks each one that
+# machine lacks, behind its own copies.
+{
+  for t in dxrt_cuda_tests dxrt_cuda_backend_tests; do ldd "build/runtime/cuda/$t"; done
+  for f in "$tmp"/*_gpu "$tmp"/infer_* "$tmp/update_bandwidth"; do ldd "$f"; done
+} | awk '/=>/ && $3 ~ /^\// {print $1, $3}' | sort -u |
   while read -r name path; do
     case $name in
+      libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libresolv.so.*|libgcc_s.so.*|libstdc++.so.*|ld-linux*) ;;
+      libcublas*|libcudnn*|libnccl*|libcuda.so*) ;;
       libmpi*|libopen-*|libhwloc*|libevent*|libudev*|libpmix*|libfabric*|libucp*|libucs*|libucm*|libuct*)
         cp -L "$path" "$out/lib/$name" ;;
-      libdnnl*|libOpenCL*|libgomp*)
-        xz -T1 -6 -c "$path" >"$out/lib/$name.xz" ;;
+      *) xz -T1 -6 -c "$path" >"$out/lib/$name.xz" ;;
     esac
   done
 ls -la "$out" "$out/lib"

