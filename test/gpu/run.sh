@@ -205,43 +205,7 @@ for m in mlp cnn regression segmentation; do
   grep "conv plan" "$OUT/${m}_gpu.out"
   tail -n 3 "$OUT/${m}_gpu.out"
   [ "$rc" = 0 ] || { echo "FAIL: ${m}_gpu exited with $rc (log: $OUT/${m}_gpu.out)"; fail=1; continue; }
-  python3 - "$ref" "$OUT/${m}_gpu.jsonl" "$m" "$gate" <<'PY' || fail=1
-import json, math, sys
-def epochs(p):
-    return [r for r in map(json.loads, open(p)) if r.get("event") == "epoch"]
-a, b, m = epochs(sys.argv[1]), epochs(sys.argv[2]), sys.argv[3]
-gate = max(1, min(int(sys.argv[4]), 50))
-def rel(x, y):
-    return abs(x - y) / max(abs(x), 1e-12)
-pairs = list(zip(a, b))
-def worst(rows, key):
-    return max((rel(x[key], y[key]) for x, y in rows if x.get(key) is not None and y.get(key) is not None),
-               default=0.0)
-# The task's metrics (regression, segmentation) agree as the losses do.
-metrics = [k for k in ("val_mae", "val_rmse", "val_iou") if a and a[-1].get(k) is not None]
-w_train, w_val = worst(pairs[:gate], "train_loss"), worst(pairs[:gate], "val_loss")
-w_metric = max((worst(pairs[:gate], k) for k in metrics), default=0.0)
-fails = []
-if len(a) != 50 or len(b) != 50:
-    fails.append(f"{len(a)} CPU / {len(b)} GPU steps, not 50")
-if w_train >= 1e-3 or w_val >= 1e-3 or w_metric >= 1e-3:
-    fails.append(f"steps 1-{gate} differ by 1e-3 or more")
-print(f"{m}: steps 1-{gate}: largest relative difference train loss {w_train:.2e}, eval loss {w_val:.2e}, "
-      f"metrics {metrics or '-'} {w_metric:.2e} (limit 1e-3)")
-if gate < 50 and b:
-    g = [y["train_loss"] for y in b]
-    d = [rel(x["train_loss"], y["train_loss"]) for x, y in pairs]
-    tail = sum(g[-10:]) / len(g[-10:])
-    first = next((str(i + 1) for i, v in enumerate(d) if v >= 1e-3), "-")
-    print(f"{m}: over all 50 steps: largest {max(d):.2e}, first at or over 1e-3 at step {first} (reported only); "
-          f"GPU loss step 1 {g[0]:.4f}, mean of the last 10 steps {tail:.4f} (must be lower)")
-    if not all(math.isfinite(v) for v in g) or not tail < g[0]:
-        fails.append("the GPU run does not learn (a loss not finite, or the last 10 steps not below step 1)")
-if a and b:
-    print(f"{m}: final loss CPU {a[-1]['train_loss']:.6f} GPU {b[-1]['train_loss']:.6f}")
-print(f"{m}: " + ("PASS" if not fails else "FAIL: " + "; ".join(fails)))
-sys.exit(0 if not fails else 1)
-PY
+  python3 test/gpu/trajectory_check.py "$ref" "$OUT/${m}_gpu.jsonl" "$m" "$gate" || fail=1
 done
 
 echo "== 4. training throughput against PyTorch eager on this GPU"
@@ -388,72 +352,8 @@ for m in mlp cnn; do
   rc=$?
   tail -n 3 "$OUT/${m}_bf16_gpu.out"
   [ "$rc" = 0 ] || { echo "FAIL: ${m}_bf16_gpu exited with $rc (log: $OUT/${m}_bf16_gpu.out)"; fail=1; continue; }
-  python3 - "$ref" "$OUT/${m}_bf16_gpu.jsonl" "$m" "$gate" "$bf16_limit" "$OUT/${m}_gpu.jsonl" \
-    "build/gpu/ref_${m}_cpu.jsonl" <<'PY' || fail=1
-import json, math, os, sys
-ref, gpu, m, gate, limit, fp32_gpu, fp32_cpu = sys.argv[1:8]
-limit = float(limit)
-gate = max(1, min(int(gate), 50))
-def log(p):  # (start event, train losses), or (None, []) when there is no such file
-    if p == "-" or not os.path.isfile(p):
-        return None, []
-    rows = [json.loads(l) for l in open(p) if l.strip()]
-    return (next((r for r in rows if r.get("event") == "start"), {}),
-            [r["train_loss"] for r in rows if r.get("event") == "epoch"])
-def rel(x, y):
-    return abs(x - y) / max(abs(x), 1e-12)
-def diffs(a, b):
-    return [rel(x, y) for x, y in zip(a, b)]
-def first_over(d):
-    return next((str(i + 1) for i, v in enumerate(d) if v >= limit), "-")
-fails = []
-gs, g = log(gpu)
-# An fp32 build packed under the bf16 name would pass the CNN's window by far.
-if (gs or {}).get("precision") != "bf16":
-    fails.append(f"the GPU log's start event says precision {(gs or {}).get('precision')!r}, not 'bf16'")
-if len(g) != 50:
-    fails.append(f"{len(g)} GPU steps, not 50")
-if not all(math.isfinite(v) for v in g):
-    fails.append("a GPU loss is not finite")
-cs, c = log(ref)
-if ref != "-":
-    if (cs or {}).get("precision") != "bf16":
-        fails.append(f"the CPU reference's start event says precision {(cs or {}).get('precision')!r}, not 'bf16'")
-    if len(c) != 50:
-        fails.append(f"{len(c)} CPU steps, not 50")
-    d = diffs(c, g)
-    if d:
-        worst = max(d[:gate])
-        print(f"{m} bf16: CPU vs GPU train loss, relative difference steps 1-6: "
-              + " ".join(f"{v:.1e}" for v in d[:6]) + f"; largest over steps 1-{gate} {worst:.2e} (limit {limit:g}), "
-              f"over all {len(d)} {max(d):.2e}, first at or over the limit at step {first_over(d)}; "
-              f"final loss CPU {c[-1]:.6f} GPU {g[-1]:.6f}")
-        if worst >= limit:
-            fails.append(f"steps 1-{gate}: CPU vs GPU {worst:.2e} >= {limit:g}")
-    _, f32c = log(fp32_cpu)
-    r = diffs(f32c, c)
-    if r:
-        print(f"{m} bf16: rounding alone (CPU bf16 vs CPU fp32, pack.sh's logs): largest over steps 1-{gate} "
-              f"{max(r[:gate]):.2e}, over all {len(r)} {max(r):.2e}, first at or over the limit at step {first_over(r)}")
-if gate < 50 and g:
-    # Beyond the window: it learns.
-    tail = sum(g[-10:]) / len(g[-10:])
-    print(f"{m} bf16: GPU loss step 1 {g[0]:.4f}, mean of the last 10 steps {tail:.4f} (must be lower)")
-    if not tail < g[0]:
-        fails.append(f"the mean loss of the last 10 steps {tail:.4f} is not below step 1's {g[0]:.4f}")
-_, f = log(fp32_gpu)
-if len(f) == 50 and g:
-    rf = rel(f[-1], g[-1])
-    binding = gate >= 50
-    print(f"{m} bf16: final loss GPU bf16 {g[-1]:.6f} vs GPU fp32 (step 3) {f[-1]:.6f}: relative {rf:.2e} "
-          + (f"(limit {limit:g})" if binding else "(reported only: the CNN's trajectory beyond its first steps)"))
-    if binding and rf >= limit:
-        fails.append(f"final loss against GPU fp32 {rf:.2e} >= {limit:g}")
-else:
-    print(f"{m} bf16: no complete GPU fp32 log from step 3 ({fp32_gpu}): final loss not compared with fp32")
-print(f"{m} bf16: " + ("PASS" if not fails else "FAIL: " + "; ".join(fails)))
-sys.exit(0 if not fails else 1)
-PY
+  python3 test/gpu/bf16_trajectory_check.py "$ref" "$OUT/${m}_bf16_gpu.jsonl" "$m" "$gate" "$bf16_limit" \
+    "$OUT/${m}_gpu.jsonl" "build/gpu/ref_${m}_cpu.jsonl" || fail=1
 done
 
 # (b) Throughput of the bf16 builds against PyTorch's bf16 autocast on this
