@@ -2,6 +2,7 @@
 // BackwardData, BackwardFilter). For each geometry and direction a plan is
 // made once and cached: the descriptors and the algorithm cudnnFind* measured
 // fastest (deterministic ones preferred, so that a run repeats bit for bit;
+// never cuDNN's non-fused Winograd, whose results were 1-2% off on an H200;
 // within DXRT_CUDA_CONV_WORKSPACE_MB, default 1024). The workspace comes from
 // the library's scratch (Context.h), which grows only on first use.
 //
@@ -137,8 +138,9 @@ const char *algo_name(Dir dir, int algo) {
 // 6.73 against 6.66, the data gradient 7.28 against 7.43, the filter
 // gradient 5.81 against 5.93), where every other algorithm agreed within
 // 1e-4; and cudnnFind* picked them for some runs and not others (it times
-// the candidates), so a training run's gradients were wrong by chance. Where
-// they were fastest the next algorithm was within a few percent.
+// the candidates), so a training run's gradients were wrong by chance. In
+// the one case measured where one was the fastest (the Fashion-MNIST CNN's
+// second convolution, forward, batch 512) the next took 2% longer.
 bool is_excluded(Dir dir, int algo) {
   switch (dir) {
   case kForward: return algo == CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED;
@@ -187,8 +189,8 @@ template <typename Perf> int choose(Dir dir, const Perf *perf, int count, bool b
 // DXRT_CUDA_CONV_LOG=1: one line on stderr per plan made (a geometry and
 // direction, once per process): the algorithm cuDNN's search chose (the
 // number and name in cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t), its
-// measured time, workspace and determinism. What to
-// look at first when a GPU run's numbers or speed differ from expectations.
+// measured time, workspace and determinism: what to look at first when a
+// GPU run's numbers or speed differ from what was expected.
 // DXRT_CUDA_CONV_LOG=2 also lists every result of the search before it.
 template <typename Perf> void log_choice(Dir dir, const Geom &g, const Perf *perf, int count, int at, bool bf16) {
   static const int level = [] {
