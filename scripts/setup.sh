@@ -22,6 +22,7 @@ PACKAGES=(
   python3-h5py                        # HDF5 files written by the tests (test/e2e/hdf5.test)
   gfortran pkg-config                 # the inference library's Fortran and C test programs (test/infer)
   chromium python3-pil                # report-browser.test: report.html in headless Chromium, its screenshot decoded
+  xz-utils                            # test/gpu: pack.sh's compressed programs, run-smoke.test
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -37,6 +37,10 @@
 #      ($OUT/throughput_bf16.md)
 # Each program runs under `timeout $DX_GPU_TIMEOUT` (seconds, default 300): a
 # hung kernel or NCCL call fails its step instead of the session's device time.
+# DX_GPU_SPEED_STEPS (default 500): the steps per epoch of the throughput
+# runs (steps 4 and 7b); DX_GPU_TMP (default /tmp): where the packed
+# programs and libraries are unpacked. test/gpu/run-smoke.test runs this
+# script on CPU stand-ins with a few steps and a directory of its own.
 # Exit status: 0 when every step that ran passed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +48,8 @@ OUT=${OUT:-/tmp/dx-gpu}
 mkdir -p "$OUT"
 fail=0
 limit=${DX_GPU_TIMEOUT:-300}
+tmp=${DX_GPU_TMP:-/tmp} # where the packed programs and libraries are unpacked
+mkdir -p "$tmp"
 
 echo "== 1. nvidia-smi"
 nvidia-smi || { echo "FAIL: nvidia-smi did not run: no NVIDIA driver here"; fail=1; }
@@ -93,17 +99,17 @@ echo "== 2. dxrt_cuda_tests, dxrt_cuda_backend_tests"
 # model executables link) travels xz-compressed: unpacked here, used only
 # where this machine has no copy of its own.
 if compgen -G "build/gpu/lib/*.xz" >/dev/null; then
-  mkdir -p /tmp/dx-gpu-lib
+  mkdir -p "$tmp/dx-gpu-lib"
   for f in build/gpu/lib/*.xz; do
     name=$(basename "$f" .xz)
-    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$name " || xz -dc "$f" >"/tmp/dx-gpu-lib/$name"
+    ldconfig -p 2>/dev/null | grep -q "^[[:space:]]*$name " || xz -dc "$f" >"$tmp/dx-gpu-lib/$name"
   done
-  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:/tmp/dx-gpu-lib"
+  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$tmp/dx-gpu-lib"
 fi
 gtest_suites() { # NAME: build/gpu/NAME.xz (or the build tree's NAME), each suite in its own process
   local name=$1 bin= s rc
   if [ -f "build/gpu/$name.xz" ]; then
-    xz -dc "build/gpu/$name.xz" >"/tmp/$name" && chmod +x "/tmp/$name" && bin=/tmp/$name
+    xz -dc "build/gpu/$name.xz" >"$tmp/$name" && chmod +x "$tmp/$name" && bin="$tmp/$name"
   elif [ -x "build/runtime/cuda/$name" ]; then
     bin=build/runtime/cuda/$name
   fi
@@ -141,7 +147,7 @@ echo "== 2b. the convolution tests under each cuDNN algorithm DeepEx may choose"
 # (DXRT_CUDA_CONV_{FWD,BWD_DATA,BWD_FILTER}_ALGO: used wherever cuDNN offers
 # it for a geometry and DeepEx accepts it), and the 2-D, 3-D and bf16
 # convolution tests must pass under each.
-conv_tests=/tmp/dxrt_cuda_tests
+conv_tests="$tmp/dxrt_cuda_tests"
 [ -x "$conv_tests" ] || conv_tests=build/runtime/cuda/dxrt_cuda_tests
 if [ -x "$conv_tests" ]; then
   for spec in FWD:8:forward BWD_DATA:6:grad_input BWD_FILTER:7:grad_weight; do
@@ -162,6 +168,15 @@ else
   echo "FAIL: no dxrt_cuda_tests for step 2b"
   fail=1
 fi
+
+# ---- 3 and 4: model executables compiled with dxc --target=cuda, packed by
+# test/gpu/pack.sh into build/gpu/ (xz), with the CPU twins' reference logs
+# (the CPU run happens on the build machine).
+unpack() { # build/gpu/NAME.xz -> $tmp/dx-gpu-bin/NAME; prints the path
+  mkdir -p "$tmp/dx-gpu-bin"
+  [ -f "build/gpu/$1.xz" ] || return 1
+  xz -dc "build/gpu/$1.xz" >"$tmp/dx-gpu-bin/$1" && chmod +x "$tmp/dx-gpu-bin/$1" && echo "$tmp/dx-gpu-bin/$1"
+}
 
 echo "== 3. CPU vs GPU loss trajectories, 50 steps"
 # 50 epochs of one step each (--synthetic-samples = --batch): every epoch's
@@ -220,11 +235,11 @@ done
 [ -n "$py" ] || { echo "FAIL: no python3 with torch here"; fail=1; }
 printf "| model | batch | DeepEx samples/s | PyTorch samples/s | ratio |\n|---|---|---|---|---|\n" >"$OUT/throughput.md"
 for m in mlp cnn mlp_split1024; do
-  gpu=/tmp/dx-gpu-bin/${m}_gpu
+  gpu="$tmp/dx-gpu-bin/${m}_gpu"
   [ -x "$gpu" ] || gpu=$(unpack ${m}_gpu) || { echo "FAIL: build/gpu/${m}_gpu.xz missing: run test/gpu/pack.sh"; fail=1; continue; }
   [ -n "$py" ] || continue
   for b in 64 512; do
-    steps=500
+    steps=${DX_GPU_SPEED_STEPS:-500}
     timeout "$limit" "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
       --log "$OUT/${m}_b${b}_speed.jsonl" >"$OUT/${m}_b${b}_speed.out" 2>&1 || { echo "FAIL: $m batch $b"; fail=1; continue; }
     timeout "$limit" "$py" test/gpu/torch_throughput.py --model ${m%%_*} --batch $b --steps $steps >"$OUT/${m}_b${b}_torch.json" \
@@ -259,7 +274,7 @@ echo "== 6. the inference library of a --target=cuda build"
 # the CUDA executable's --predict with the same weights (the same kernels at
 # the same batch of 64), and agree with the CPU build's outputs to 1e-4.
 inf=build/gpu/infer
-gpu=/tmp/dx-gpu-bin/mlp_gpu
+gpu="$tmp/dx-gpu-bin/mlp_gpu"
 [ -x "$gpu" ] || gpu=$(unpack mlp_gpu) || gpu=
 if [ -z "$gpu" ] || [ ! -d "$inf" ] || [ -z "$py" ]; then
   echo "FAIL: build/gpu/mlp_gpu.xz, $inf or a python3 with numpy missing: run test/gpu/pack.sh"
@@ -372,7 +387,7 @@ for m in mlp cnn; do
   gpu=$(unpack ${m}_bf16_gpu) || { echo "FAIL: build/gpu/${m}_bf16_gpu.xz missing: run test/gpu/pack.sh"; fail=1; continue; }
   [ -n "$py" ] || continue
   for b in 64 512; do
-    steps=500
+    steps=${DX_GPU_SPEED_STEPS:-500}
     timeout "$limit" "$gpu" --synthetic --synthetic-samples $((steps * b)) --batch $b --epochs 2 --seed 1 \
       --log "$OUT/${m}_bf16_b${b}_speed.jsonl" >"$OUT/${m}_bf16_b${b}_speed.out" 2>&1 ||
       { echo "FAIL: ${m}_bf16 batch $b (log: $OUT/${m}_bf16_b${b}_speed.out)"; fail=1; continue; }
