@@ -141,7 +141,7 @@ gtest_suites dxrt_cuda_backend_tests
 echo "== 2b. the convolution tests under each cuDNN algorithm DeepEx may choose"
 # cudnnFind* times the candidates, so the algorithm a run gets can change
 # from one run to the next, and the tests above see only the one chosen
-# (on 2026-12-04 a 5x5 convolution failed in one run of three: cuDNN's
+# (on 2026-12-04 a 5x5 convolution failed in one of two runs: cuDNN's
 # non-fused Winograd, now excluded, runtime/cuda/Conv.cpp). Here each
 # algorithm number of each direction is preferred in turn
 # (DXRT_CUDA_CONV_{FWD,BWD_DATA,BWD_FILTER}_ALGO: used wherever cuDNN offers
