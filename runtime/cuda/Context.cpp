@@ -1,6 +1,7 @@
 #include "cuda/Context.h"
 #include "cuda/Check.h"
 #include "cuda/Device.h"
+#include "cuda/Environment.h"
 #include "cuda/Kernel.h"
 
 #include <cublas_v2.h>
@@ -67,13 +68,7 @@ void *scratch(size_t bytes) {
 
 int64_t scratch_grows() { return g_scratch_grows; }
 
-bool allow_tf32() {
-  static const bool on = [] {
-    const char *v = std::getenv("DXRT_CUDA_TF32");
-    return v && std::strcmp(v, "1") == 0;
-  }();
-  return on;
-}
+bool allow_tf32() { return environment().tf32; }
 
 } // namespace dxrt::cuda
 

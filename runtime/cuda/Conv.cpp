@@ -30,6 +30,7 @@
 #include "cuda/Check.h"
 #include "cuda/Context.h"
 #include "cuda/DeviceKernels.h"
+#include "cuda/Environment.h"
 #include "cuda/Kernel.h"
 #include "kernels/Descriptor.h"
 #include "kernels/Im2col.h"
@@ -101,14 +102,7 @@ using Key = std::array<int64_t, 28>;
 std::mutex g_mutex;
 std::map<Key, Plan> g_plans; // never freed: a few per layer, alive as long as the model
 
-size_t workspace_limit() {
-  static const size_t limit = [] {
-    const char *v = std::getenv("DXRT_CUDA_CONV_WORKSPACE_MB");
-    long mb = v && *v ? std::atol(v) : 1024;
-    return size_t(mb > 0 ? mb : 0) << 20;
-  }();
-  return limit;
-}
+size_t workspace_limit() { return size_t(environment().conv_workspace_mb) << 20; }
 
 int to_int(const char *k, int64_t v, const char *what) {
   DXRT_KERNEL_CHECK(v >= 0 && v <= INT_MAX, k, str(what, " = ", v, " is beyond cuDNN's 32-bit dimensions"));
@@ -154,15 +148,7 @@ bool is_excluded(Dir dir, int algo) {
 // N of cuDNN's enum wherever it is acceptable (below) for a geometry, else
 // the usual choice; -1 when unset. For tests (test/gpu/run.sh runs the
 // convolution tests under each) and for ruling one algorithm in or out.
-int forced_algorithm(Dir dir) {
-  auto read = [](const char *name) {
-    const char *v = std::getenv(name);
-    return v && *v ? std::atoi(v) : -1;
-  };
-  static const int forced[3] = {read("DXRT_CUDA_CONV_FWD_ALGO"), read("DXRT_CUDA_CONV_BWD_DATA_ALGO"),
-                                read("DXRT_CUDA_CONV_BWD_FILTER_ALGO")};
-  return forced[dir];
-}
+int forced_algorithm(Dir dir) { return environment().conv_algo[dir]; }
 
 // The first acceptable result of cudnnFind* (they come fastest first), or
 // the forced algorithm where that is acceptable. Acceptable: succeeded, fits
@@ -193,10 +179,7 @@ template <typename Perf> int choose(Dir dir, const Perf *perf, int count, bool b
 // GPU run's numbers or speed differ from what was expected.
 // DXRT_CUDA_CONV_LOG=2 also lists every result of the search before it.
 template <typename Perf> void log_choice(Dir dir, const Geom &g, const Perf *perf, int count, int at, bool bf16) {
-  static const int level = [] {
-    const char *v = std::getenv("DXRT_CUDA_CONV_LOG");
-    return v && *v ? std::atoi(v) : 0;
-  }();
+  const int level = environment().conv_log;
   if (level <= 0 || at < 0) return;
   auto determinism = [](const Perf &p) {
     return p.determinism == CUDNN_DETERMINISTIC ? "deterministic" : "nondeterministic";

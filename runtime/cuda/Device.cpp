@@ -1,5 +1,6 @@
 #include "cuda/Device.h"
 #include "cuda/Check.h"
+#include "cuda/Environment.h"
 
 #include <cuda_runtime_api.h>
 
@@ -58,6 +59,7 @@ Device pick(int local_rank) {
 } // namespace
 
 const Device &select_device(int local_rank) {
+  environment(); // a bad DXRT_CUDA_* value ends the run here, before the GPU is touched
   std::lock_guard lock(g_mutex);
   if (!g_device) {
     g_device = pick(local_rank);

@@ -25,6 +25,7 @@
 #include "cuda/Check.h"
 #include "cuda/Context.h"
 #include "cuda/Driver.h"
+#include "cuda/Environment.h"
 #include "cuda/Kernel.h"
 
 #include <cuda_runtime_api.h>
@@ -55,13 +56,7 @@ struct FunctionKeyHash {
 };
 std::unordered_map<FunctionKey, CUfunction, FunctionKeyHash> g_functions;
 
-bool sync_every_launch() {
-  static const bool on = [] {
-    const char *v = std::getenv("DXRT_CUDA_SYNC");
-    return v && *v && std::string(v) != "0";
-  }();
-  return on;
-}
+bool sync_every_launch() { return environment().sync; }
 
 CUmodule load(const void *data, int jit_opt_level) {
   std::lock_guard lock(g_mutex);

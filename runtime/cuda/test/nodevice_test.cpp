@@ -5,12 +5,15 @@
 // to check here and the test is skipped.
 #include "common/Check.h"
 #include "cuda/Device.h"
+#include "cuda/Environment.h"
 #include "dxrt/cuda_kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace {
@@ -20,6 +23,51 @@ bool have_device() {
   bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
   cudaGetLastError();
   return ok;
+}
+
+// The DXRT_CUDA_* variables take what docs/cli.md says, and nothing else.
+TEST(Environment, ValuesAreChecked) {
+  using dxrt::cuda::env_integer;
+  EXPECT_EQ(env_integer("DXRT_CUDA_TF32", nullptr, 0, 1, 0), 0);
+  EXPECT_EQ(env_integer("DXRT_CUDA_TF32", "", 0, 1, 0), 0);
+  EXPECT_EQ(env_integer("DXRT_CUDA_TF32", "1", 0, 1, 0), 1);
+  EXPECT_EQ(env_integer("DXRT_CUDA_CONV_FWD_ALGO", nullptr, 0, 7, -1), -1);
+  EXPECT_EQ(env_integer("DXRT_CUDA_CONV_FWD_ALGO", "7", 0, 7, -1), 7);
+  EXPECT_EQ(env_integer("DXRT_CUDA_CONV_WORKSPACE_MB", "0", 0, 1 << 30, 1024), 0);
+  for (const char *bad : {"yes", "2", "-1", "1x", " 1", "0.5", "99999999999999999999"}) {
+    try {
+      env_integer("DXRT_CUDA_TF32", bad, 0, 1, 0);
+      ADD_FAILURE() << "DXRT_CUDA_TF32=" << bad << " was taken";
+    } catch (const dxrt::Error &e) {
+      EXPECT_EQ(std::string(e.what()), std::string("DXRT_CUDA_TF32 is '") + bad + "'");
+      EXPECT_EQ(e.hint(), "set it to 0 or 1, or leave it unset");
+    }
+  }
+  try {
+    env_integer("DXRT_CUDA_CONV_BWD_FILTER_ALGO", "7", 0, 6, -1);
+    ADD_FAILURE() << "algorithm 7 of the filter gradient's 0-6 was taken";
+  } catch (const dxrt::Error &e) {
+    EXPECT_EQ(e.hint(), "set it to an integer from 0 to 6, or leave it unset");
+  }
+}
+
+// A bad value ends the run when the device is selected, before the GPU is
+// touched: the same on a machine with a GPU and without. (A process of its
+// own: the values are read once per process.)
+TEST(EnvironmentDeathTest, ABadValueEndsTheRunBeforeTheDevice) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("DXRT_CUDA_CONV_LOG", "yes", 1);
+        try {
+          dxrt::cuda::select_device(0);
+        } catch (const dxrt::Error &e) {
+          std::fprintf(stderr, "%s\n", dxrt::describe(e).c_str());
+          std::_Exit(1);
+        }
+        std::_Exit(0);
+      },
+      ::testing::ExitedWithCode(1), "DXRT_CUDA_CONV_LOG is 'yes'.*set it to an integer from 0 to 2");
 }
 
 TEST(NoDevice, SelectingTheDeviceIsAClearError) {
