@@ -8,8 +8,6 @@
 #include <cuda_runtime_api.h>
 #include <cudnn.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 namespace dxrt::cuda {

@@ -40,10 +40,9 @@
 #include <cudnn.h>
 
 #include <array>
+#include <iterator>
 #include <climits>
 #include <cstdio>
-#include <cstring>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -116,11 +115,14 @@ const char *algo_name(Dir dir, int algo) {
   static const char *const data[] = {"algo_0", "algo_1", "fft", "fft_tiling", "winograd", "winograd_nonfused"};
   static const char *const filter[] = {"algo_0", "algo_1", "fft", "algo_3", "winograd", "winograd_nonfused",
                                        "fft_tiling"};
-  auto pick = [algo](const char *const *names, int count) { return algo >= 0 && algo < count ? names[algo] : "?"; };
+  static_assert(std::size(fwd) == CUDNN_CONVOLUTION_FWD_ALGO_COUNT &&
+                std::size(data) == CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT &&
+                std::size(filter) == CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, "one name per algorithm of cuDNN's enums");
+  auto pick = [algo](const auto &names) { return algo >= 0 && algo < int(std::size(names)) ? names[algo] : "?"; };
   switch (dir) {
-  case kForward: return pick(fwd, 8);
-  case kGradInput: return pick(data, 6);
-  case kGradWeight: return pick(filter, 7);
+  case kForward: return pick(fwd);
+  case kGradInput: return pick(data);
+  case kGradWeight: return pick(filter);
   }
   return "?";
 }

@@ -1,6 +1,8 @@
 #include "cuda/Environment.h"
 #include "common/Check.h"
 
+#include <cudnn.h>
+
 #include <cerrno>
 #include <cstdlib>
 
@@ -30,10 +32,9 @@ const Environment &environment() {
     e.sync = read("DXRT_CUDA_SYNC", 0, 1, 0) == 1;
     e.conv_log = int(read("DXRT_CUDA_CONV_LOG", 0, 2, 0));
     e.conv_workspace_mb = read("DXRT_CUDA_CONV_WORKSPACE_MB", 0, int64_t(1) << 30, 1024);
-    // The sizes of cuDNN 9's cudnnConvolution{Fwd,BwdData,BwdFilter}Algo_t.
-    e.conv_algo[0] = int(read("DXRT_CUDA_CONV_FWD_ALGO", 0, 7, -1));
-    e.conv_algo[1] = int(read("DXRT_CUDA_CONV_BWD_DATA_ALGO", 0, 5, -1));
-    e.conv_algo[2] = int(read("DXRT_CUDA_CONV_BWD_FILTER_ALGO", 0, 6, -1));
+    e.conv_algo[0] = int(read("DXRT_CUDA_CONV_FWD_ALGO", 0, CUDNN_CONVOLUTION_FWD_ALGO_COUNT - 1, -1));
+    e.conv_algo[1] = int(read("DXRT_CUDA_CONV_BWD_DATA_ALGO", 0, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT - 1, -1));
+    e.conv_algo[2] = int(read("DXRT_CUDA_CONV_BWD_FILTER_ALGO", 0, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT - 1, -1));
     return e;
   }();
   return env;

@@ -1,5 +1,5 @@
 // The environment variables libdxrt_cuda reads (docs/cli.md, "Environment
-// variables of the executable"), read once and checked: a value a variable
+// of the executable"), read once and checked: a value a variable
 // does not take is a dxrt::Error naming the variable, its value and what it
 // takes. select_device() reads them first, so a bad value ends the run at
 // start (exit 1), before anything is allocated on the GPU.

@@ -31,8 +31,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <mutex>
 #include <unordered_map>
 
