@@ -2,6 +2,7 @@
 
 #include "codegen/Fatbin.h"
 #include "dialect/DxDialect.h"
+#include "lowering/Bf16ProductInputs.h"
 #include "lowering/BuildABI.h"
 #include "lowering/GradsReady.h"
 #include "lowering/CudaKernelNames.h"
@@ -81,6 +82,7 @@ void registerPipelinePasses() {
     registerExpandWindowDimsPass();
     registerSimplifyComparesPass();
     registerGradsReadyPass();
+    registerBf16ProductInputsPass();
     registerFuseReductionLoopsPass();
     registerPropagateLayoutsPass();
     registerCudaPipelines();
@@ -412,8 +414,12 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   // second pass reads its tensor from cache. dx-grads-ready: the runtime
   // all-reduces gradients during the backward pass.
   const bool fuseReductions = opts.emulateGpu.empty() && !strict && !split && opts.fuseReductionLoops;
+  // dx-bf16-product-inputs: bf16 precision keeps the products' saved inputs
+  // in bf16 (not under the GPU emulation: the CUDA target keeps them fp32).
+  const bool bf16Inputs = opts.bf16ProductInputs && opts.emulateGpu.empty();
   if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
                                          (fuseReductions ? "dx-fuse-reduction-loops, canonicalize, cse, " : "") +
+                                         (bf16Inputs ? "dx-bf16-product-inputs, canonicalize, cse, " : "") +
                                          "dx-grads-ready, " + kBufferize + ", " + toLLVM)))
     return mlir::failure();
 

@@ -44,6 +44,11 @@ struct CodegenOptions {
   // default: the batch norm's backward passes it fuses into run slower than
   // the library kernels save (docs/codegen.md, section 4).
   bool generatedPooling = false;
+  // Target::Cpu in bf16 precision: activations that only matrix products
+  // read and a weight gradient reads again are stored in bf16
+  // (dx-bf16-product-inputs, Bf16ProductInputs.h). The driver sets it for a
+  // bf16 program unless the hidden --fp32-product-inputs says otherwise.
+  bool bf16ProductInputs = false;
   // Target::Cpu with vector code: 2-D convolutions with a multiple of B
   // channels keep their activations in blocks of B channels (nChw16c,
   // nChw8c), and the code between them works on that layout

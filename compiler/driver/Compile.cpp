@@ -235,6 +235,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.strictFp = req.strictFp;
   opts.fuseReductionLoops = req.fuseReductionLoops;
   opts.generatedPooling = req.generatedPooling;
+  opts.bf16ProductInputs = prog.train && prog.train->precision == "bf16" && !req.fp32ProductInputs;
   opts.channelBlock = req.channelBlock;
   if (cuda) {
     opts.target = Target::Cuda;

@@ -57,6 +57,7 @@ struct Options {
   bool strictFp = false;          // hidden --strict-fp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
   bool generatedPooling = false;   // hidden --generated-pooling
+  bool fp32ProductInputs = false;  // hidden --fp32-product-inputs
   std::string convLayout = "auto"; // --conv-layout=auto|nchw16c|nchw8c|nchw
   bool verify = false;
   bool split = false;
@@ -143,6 +144,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.strictFp = o.strictFp;
     req.fuseReductionLoops = o.fuseReductionLoops;
     req.generatedPooling = o.generatedPooling;
+    req.fp32ProductInputs = o.fp32ProductInputs;
     req.channelBlock = o.convLayout == "nchw16c" ? 16 : o.convLayout == "nchw8c" ? 8 : o.convLayout == "nchw" ? 0 : -1;
     return dx::compileProgram(*prog, sm, req);
   }
@@ -259,6 +261,9 @@ int main(int argc, char **argv) {
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
   // Hidden, for measurements and tests: generated 2-D max poolings (GeneratedMaxPool.h; docs/codegen.md, section 4).
   compile->add_flag("--generated-pooling", o.generatedPooling, "")->group("");
+  // Hidden, for measurements and tests: in bf16 precision, keep the products' saved inputs
+  // in fp32 as before dx-bf16-product-inputs (docs/language.md, "Precision").
+  compile->add_flag("--fp32-product-inputs", o.fp32ProductInputs, "")->group("");
   // The layout of 2-D convolutions' activations (docs/codegen.md, section 4,
   // "Convolution layouts"; docs/cli.md).
   compile->add_option("--conv-layout", o.convLayout,

@@ -194,10 +194,20 @@ Value reshapeTo(mlir::OpBuilder &b, mlir::Location loc, Value v, mlir::RankedTen
   return v;
 }
 
-static mlir::MemRefType kernelMemRef(mlir::OpBuilder &b, int64_t rank) {
+mlir::MemRefType kernelMemRef(mlir::Type elem, int64_t rank) {
   llvm::SmallVector<int64_t> shape(rank, mlir::ShapedType::kDynamic), strides(rank, mlir::ShapedType::kDynamic);
-  auto layout = mlir::StridedLayoutAttr::get(b.getContext(), mlir::ShapedType::kDynamic, strides);
-  return mlir::MemRefType::get(shape, b.getF32Type(), layout);
+  auto layout = mlir::StridedLayoutAttr::get(elem.getContext(), mlir::ShapedType::kDynamic, strides);
+  return mlir::MemRefType::get(shape, elem, layout);
+}
+
+mlir::func::FuncOp kernelDeclaration(mlir::ModuleOp module, mlir::Location loc, llvm::StringRef name,
+                                     mlir::ValueRange args) {
+  if (auto fn = module.lookupSymbol<mlir::func::FuncOp>(name)) return fn;
+  mlir::OpBuilder mb(module.getBodyRegion());
+  auto fn = mb.create<mlir::func::FuncOp>(loc, name, mb.getFunctionType(mlir::TypeRange(args), {}));
+  fn.setPrivate();
+  fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
+  return fn;
 }
 
 llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
@@ -218,7 +228,7 @@ llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm
     // keeps one to_memref per kernel call, right before it.
     static std::atomic<int64_t> nextArg{0};
     m->setAttr("dx.kernel_arg", b.getI64IntegerAttr(nextArg++));
-    args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b, t.getRank()), m));
+    args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b.getF32Type(), t.getRank()), m));
   }
   llvm::SmallVector<Value> allocs;
   for (mlir::RankedTensorType resultType : resultTypes) {
@@ -226,21 +236,12 @@ llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm
     Value alloc = b.create<mlir::memref::AllocOp>(loc, allocType, dynamicSizes(b, loc, resultType, sizeSources),
                                                   b.getI64IntegerAttr(64));
     allocs.push_back(alloc);
-    args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b, resultType.getRank()), alloc));
+    args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b.getF32Type(), resultType.getRank()), alloc));
   }
   args.append(scalars.begin(), scalars.end());
 
   auto module = b.getInsertionBlock()->getParentOp()->getParentOfType<mlir::ModuleOp>();
-  auto fn = module.lookupSymbol<mlir::func::FuncOp>(name);
-  if (!fn) {
-    mlir::OpBuilder mb(module.getBodyRegion());
-    llvm::SmallVector<mlir::Type> types;
-    for (Value a : args) types.push_back(a.getType());
-    fn = mb.create<mlir::func::FuncOp>(loc, name, mb.getFunctionType(types, {}));
-    fn.setPrivate();
-    fn->setAttr("llvm.emit_c_interface", mb.getUnitAttr());
-  }
-  b.create<mlir::func::CallOp>(loc, fn, args);
+  b.create<mlir::func::CallOp>(loc, kernelDeclaration(module, loc, name, args), args);
   llvm::SmallVector<Value> results;
   for (auto [alloc, resultType] : llvm::zip(allocs, resultTypes))
     results.push_back(

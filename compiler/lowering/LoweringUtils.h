@@ -2,6 +2,7 @@
 // tensors, and to calls into libdxrt's kernels.
 #pragma once
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -73,6 +74,13 @@ llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm
                                     mlir::ValueRange inputs, llvm::ArrayRef<mlir::RankedTensorType> resultTypes,
                                     llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources);
 Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+// The memref type of a kernel's rank-`rank` argument of element type `elem`:
+// every size and stride dynamic (the C interface's descriptor).
+mlir::MemRefType kernelMemRef(mlir::Type elem, int64_t rank);
+// The module's declaration of kernel `name` (private, C interface), made
+// with the types of `args` on first use.
+mlir::func::FuncOp kernelDeclaration(mlir::ModuleOp module, mlir::Location loc, llvm::StringRef name,
+                                     mlir::ValueRange args);
 
 // [N, C, H, W] as a _blocked kernel's activation: [N, C/B, H, W, B] for a
 // channel block B of 16 or 8 (nChw16c, nChw8c), or [N, C, H, W, 1] in NCHW

@@ -48,7 +48,11 @@ void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const
            const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 // The bf16 product: oneDNN's matmul on bf16 copies of A and B (GemmBf16.cpp).
+// a_bf16 / b_bf16, where given, are A / B already in bf16 and compact (lda /
+// ldb their row length), read as they are instead of A / B (the dense
+// _bf16x kernels: a stored product input). M, N and K must be positive.
 void gemm_bf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
-               const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc, const uint16_t *a_bf16 = nullptr,
+               const uint16_t *b_bf16 = nullptr);
 
 } // namespace dxrt

@@ -4,6 +4,8 @@
 // where oneDNN has none (or everywhere with DXRT_CONV=im2col). See Conv2d.h.
 #include "dxrt/kernels.h"
 #include "kernels/Conv2d.h"
+#include "kernels/Bf16Input.h"
+#include "kernels/Precision.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -148,6 +150,83 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, d
   DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   conv2d_forward_grad_weight_run(g, x.p, w.p, dy.p, y.p, dw.p);
+}
+
+// ---- x in bf16 (Bf16Input.h): oneDNN reads it as it is where it runs the
+// direction, in bf16 precision; elsewhere x widened and the kernel above ----
+
+namespace {
+
+// Whether oneDNN, not the direct kernel, is to run the direction on a bf16 x.
+bool onednn_reads_bf16(ConvDir dir, const ConvGeometry &g) {
+  return matmul_precision() == Precision::kBf16 && conv2d_onednn_applies(g) && !direct(dir, g);
+}
+
+} // namespace
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
+                                                       int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                       int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
+  const char *k = "dxrt_conv2d_forward_bf16x";
+  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
+  Tensor4 x = view(&xa, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+  if (onednn_reads_bf16(ConvDir::kForward, g) && conv2d_onednn(ConvDir::kForward, g, x.p, w.p, y.p, kXSideBf16))
+    return;
+  dxrt_memref4 wide = bf16_widened(xa);
+  _mlir_ciface_dxrt_conv2d_forward(&wide, wd, yd, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd,
+                                                           dxrt_memref4 *dwd, int64_t sh, int64_t sw, int64_t pt,
+                                                           int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                           int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_grad_weight_bf16x";
+  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
+  Tensor4 dy = view(dyd, k, "dy"), x = view(&xa, k, "x"), dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  if (onednn_reads_bf16(ConvDir::kGradWeight, g) &&
+      conv2d_onednn(ConvDir::kGradWeight, g, x.p, dw.p, dy.p, kXSideBf16))
+    return;
+  dxrt_memref4 wide = bf16_widened(xa);
+  _mlir_ciface_dxrt_conv2d_grad_weight(dyd, &wide, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
+                                                        dxrt_memref4 *dxd, dxrt_memref4 *dwd, int64_t sh, int64_t sw,
+                                                        int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                        int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_backward_bf16x";
+  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
+  Tensor4 dy = view(dyd, k, "dy"), x = view(&xa, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, w, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  if (onednn_reads_bf16(ConvDir::kGradWeight, g) &&
+      conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p, 0, /*x_bf16=*/true))
+    return;
+  dxrt_memref4 wide = bf16_widened(xa);
+  _mlir_ciface_dxrt_conv2d_backward(dyd, &wide, wd, dxd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
+                                                                   dxrt_memref4 *dyd, dxrt_memref4 *yd,
+                                                                   dxrt_memref4 *dwd, int64_t sh, int64_t sw,
+                                                                   int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                                   int64_t dh, int64_t ddw, int64_t groups) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_bf16x";
+  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
+  Tensor4 x = view(&xa, k, "x"), w = view(wd, k, "w"), dy = view(dyd, k, "dy"), y = view(yd, k, "y"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  if (onednn_reads_bf16(ConvDir::kForward, g) && onednn_reads_bf16(ConvDir::kGradWeight, g) &&
+      conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p, kXSideBf16))
+    return;
+  dxrt_memref4 wide = bf16_widened(xa);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight(&wide, wd, dyd, yd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
 }
 
 // ---- 3-D: the same dispatch on a geometry with a depth axis ----

@@ -68,7 +68,10 @@ bool conv2d_onednn_applies(const ConvGeometry &g);
 // side (x or dx), the y side (y or dy), both, or neither (0: NCHW); with
 // kBlock8 the blocked sides are nChw8c (AVX2's), else nChw16c (AVX-512's).
 // Weights are always OIHW.
-enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2, kBlock8 = 4 };
+// kXSideBf16 (2-D only; conv2d_onednn, conv2d_forward_grad_weight_onednn):
+// the x side is an input held in bf16 (the _bf16x kernels, Bf16Inputs.cpp),
+// which oneDNN reads as it is.
+enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2, kBlock8 = 4, kXSideBf16 = 8 };
 // The channel block of BlockedSides' blocked sides: 8 or 16.
 inline int64_t channel_block(int blocked) { return blocked & kBlock8 ? 8 : 16; }
 
@@ -81,8 +84,9 @@ bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 // with oneDNN, reordering dy into the primitives' layout once when both
 // want the same one. Returns false, having done nothing, when oneDNN has
 // no (fast) implementation of either direction.
+// x_bf16: x is in bf16 (kXSideBf16 for the weight gradient only; dx is fp32).
 bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw,
-                            int blocked = 0);
+                            int blocked = 0, bool x_bf16 = false);
 // Whether conv2d_backward_onednn reorders dy once for the geometry (both
 // primitives want dy in the same non-plain layout); for tests.
 bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);

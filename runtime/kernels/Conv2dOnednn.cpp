@@ -286,12 +286,15 @@ dnnl::primitive_desc_base winograd(ConvDir dir, const ConvGeometry &g, const Des
 
 // The caller's tensors: fp32 NCHW / OIHW, with the sides `blocked` names
 // (Conv2d.h) in nChw16c or nChw8c, the layouts oneDNN's AVX-512 and AVX2
-// kernels work in.
+// kernels work in, and x in bf16 with kXSideBf16 (in bf16 precision then
+// read without a reorder where its layout is the primitive's).
 Descs user_descs(const ConvGeometry &g, int blocked) {
   Descs d = descs(g, true);
   const tag b = channel_block(blocked) == 8 ? tag::nChw8c : tag::nChw16c;
   if (blocked & kXSideBlocked) d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, b);
   if (blocked & kYSideBlocked) d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, b);
+  if (blocked & kXSideBf16)
+    d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::bf16, blocked & kXSideBlocked ? b : tag::nchw);
   return d;
 }
 
@@ -447,9 +450,10 @@ bool shares(const Entry &first, const Entry &second, int i) {
 } // namespace
 
 bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw,
-                            int blocked) {
+                            int blocked, bool x_bf16) {
   Entry &in = entry(ConvDir::kGradInput, g, blocked);
-  Entry &wt = entry(ConvDir::kGradWeight, g, blocked); // the cache is far larger than 2: `in` stays
+  // The cache is far larger than 2: `in` stays.
+  Entry &wt = entry(ConvDir::kGradWeight, g, x_bf16 ? blocked | kXSideBf16 : blocked);
   if (!in.ok || !wt.ok) return false;
   execute(ConvDir::kGradInput, g, in, dx, w, dy);
   execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares(in, wt, 2) ? 2 : -1);

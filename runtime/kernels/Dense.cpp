@@ -1,8 +1,10 @@
 // Dense (fully connected) layer: x [M, K], w [N, K] (PyTorch's layout),
 // y [M, N]. Three GEMMs; the bias is generated code's business.
 #include "dxrt/kernels.h"
+#include "kernels/Bf16Input.h"
 #include "kernels/Blas.h"
 #include "kernels/Descriptor.h"
+#include "kernels/Precision.h"
 #include "kernels/Shapes.h"
 
 using namespace dxrt;
@@ -29,4 +31,36 @@ extern "C" void _mlir_ciface_dxrt_dense_grad_weight(dxrt_memref2 *dyd, dxrt_memr
   check_dense_grad_weight(k, dy, x, dw);
   // dw = dy^T x
   sgemm(true, false, dy.cols, x.cols, dy.rows, 1.0f, dy.p, dy.cols, x.p, x.cols, 0.0f, dw.p, dw.cols);
+}
+
+// x in bf16 (Bf16Input.h): in bf16 precision the product reads it as it is;
+// otherwise (or for an empty product) x widened and the kernels above.
+
+extern "C" void _mlir_ciface_dxrt_dense_forward_bf16x(dxrt_memref2_bf16 *xd, dxrt_memref2 *wd, dxrt_memref2 *yd) {
+  const char *k = "dxrt_dense_forward_bf16x";
+  dxrt_memref2 xa = bf16_alias<dxrt_memref2>(xd, k, "x");
+  Mat x = view(&xa, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  check_dense_forward(k, x, w, y);
+  if (matmul_precision() == Precision::kBf16 && x.rows > 0 && w.rows > 0 && x.cols > 0) {
+    gemm_bf16(false, true, x.rows, w.rows, x.cols, 1.0f, nullptr, x.cols, w.p, w.cols, 0.0f, y.p, y.cols,
+              reinterpret_cast<const uint16_t *>(x.p), nullptr);
+    return;
+  }
+  dxrt_memref2 wide = bf16_widened(xa);
+  _mlir_ciface_dxrt_dense_forward(&wide, wd, yd);
+}
+
+extern "C" void _mlir_ciface_dxrt_dense_grad_weight_bf16x(dxrt_memref2 *dyd, dxrt_memref2_bf16 *xd,
+                                                          dxrt_memref2 *dwd) {
+  const char *k = "dxrt_dense_grad_weight_bf16x";
+  dxrt_memref2 xa = bf16_alias<dxrt_memref2>(xd, k, "x");
+  Mat dy = view(dyd, k, "dy"), x = view(&xa, k, "x"), dw = view(dwd, k, "dw");
+  check_dense_grad_weight(k, dy, x, dw);
+  if (matmul_precision() == Precision::kBf16 && dy.cols > 0 && x.cols > 0 && dy.rows > 0) {
+    gemm_bf16(true, false, dy.cols, x.cols, dy.rows, 1.0f, dy.p, dy.cols, nullptr, x.cols, 0.0f, dw.p, dw.cols,
+              nullptr, reinterpret_cast<const uint16_t *>(x.p));
+    return;
+  }
+  dxrt_memref2 wide = bf16_widened(xa);
+  _mlir_ciface_dxrt_dense_grad_weight(dyd, &wide, dwd);
 }

@@ -103,13 +103,14 @@ uint16_t *rounded(const float *src, int64_t rows, int64_t cols, int64_t ld, int 
 } // namespace
 
 void gemm_bf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
-               const float *B, int64_t ldb, float beta, float *C, int64_t ldc) {
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc, const uint16_t *a_bf16,
+               const uint16_t *b_bf16) {
   const char *k = "sgemm (bf16)";
-  uint16_t *a = ta ? rounded(A, K, M, lda, kSlotGemmA) : rounded(A, M, K, lda, kSlotGemmA);
-  uint16_t *b = tb ? rounded(B, N, K, ldb, kSlotGemmB) : rounded(B, K, N, ldb, kSlotGemmB);
+  const void *a = a_bf16 ? a_bf16 : ta ? rounded(A, K, M, lda, kSlotGemmA) : rounded(A, M, K, lda, kSlotGemmA);
+  const void *b = b_bf16 ? b_bf16 : tb ? rounded(B, N, K, ldb, kSlotGemmB) : rounded(B, K, N, ldb, kSlotGemmB);
   Entry &e = entry(ta, tb, M, N, K, alpha, beta, ldc);
-  onednn_set_data(k, e.a, a);
-  onednn_set_data(k, e.b, b);
+  onednn_set_data(k, e.a, const_cast<void *>(a));
+  onednn_set_data(k, e.b, const_cast<void *>(b));
   onednn_set_data(k, e.c, C);
   const dnnl_exec_arg_t args[3] = {{DNNL_ARG_SRC, e.a.get()}, {DNNL_ARG_WEIGHTS, e.b.get()}, {DNNL_ARG_DST, e.c.get()}};
   onednn_execute(k, e.p, 3, args, e.scratchpad, e.scratchpad_bytes);

@@ -121,6 +121,69 @@ void _mlir_ciface_dxrt_pool_grad_blocked(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt
 void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *x, dxrt_memref5 *y);
 void _mlir_ciface_dxrt_blocked_to_nchw(dxrt_memref5 *x, dxrt_memref4 *y);
 
+/* bf16 precision's saved product inputs (dxc's dx-bf16-product-inputs,
+ * docs/codegen.md): the activation x of a dense layer or 2-D convolution
+ * that only products read is stored in bf16 (the bits of a float's upper
+ * half, rounded as the products round their inputs: to nearest even, NaN
+ * quiet, denormals to zero). These are the kernels above with x in bf16
+ * and everything else fp32: the same values as those kernels given x as
+ * floats, since rounding an already-rounded x changes nothing. */
+typedef struct {
+  uint16_t *allocated;
+  uint16_t *aligned;
+  int64_t offset;
+  int64_t sizes[2];
+  int64_t strides[2];
+} dxrt_memref2_bf16;
+
+typedef struct {
+  uint16_t *allocated;
+  uint16_t *aligned;
+  int64_t offset;
+  int64_t sizes[4];
+  int64_t strides[4];
+} dxrt_memref4_bf16;
+
+typedef struct {
+  uint16_t *allocated;
+  uint16_t *aligned;
+  int64_t offset;
+  int64_t sizes[5];
+  int64_t strides[5];
+} dxrt_memref5_bf16;
+
+void _mlir_ciface_dxrt_dense_forward_bf16x(dxrt_memref2_bf16 *x, dxrt_memref2 *w, dxrt_memref2 *y);
+void _mlir_ciface_dxrt_dense_grad_weight_bf16x(dxrt_memref2 *dy, dxrt_memref2_bf16 *x, dxrt_memref2 *dw);
+void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *x, dxrt_memref4 *w, dxrt_memref4 *y, int64_t sh,
+                                            int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                            int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight_bf16x(dxrt_memref4 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *dw,
+                                                int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_backward_bf16x(dxrt_memref4 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *w,
+                                             dxrt_memref4 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt,
+                                             int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
+                                             int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16x(dxrt_memref4_bf16 *x, dxrt_memref4 *w, dxrt_memref4 *dy,
+                                                        dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                        int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                        int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_blocked_bf16x(dxrt_memref5_bf16 *x, dxrt_memref4 *w, dxrt_memref5 *y,
+                                                    int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                    int64_t pr, int64_t dh, int64_t dw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16x(dxrt_memref5 *dy, dxrt_memref5_bf16 *x, dxrt_memref4 *dw,
+                                                        int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                        int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16x(dxrt_memref5 *dy, dxrt_memref5_bf16 *x, dxrt_memref4 *w,
+                                                     dxrt_memref5 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                     int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                     int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16x(dxrt_memref5_bf16 *x, dxrt_memref4 *w,
+                                                                dxrt_memref5 *dy, dxrt_memref5 *y, dxrt_memref4 *dw,
+                                                                int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                                                int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
+                                                                int64_t groups);
+
 /* 3-D convolution, x [N, C, D, H, W], w [F, C/groups, KD, KH, KW],
  * y [N, F, DO, HO, WO], stride (sd, sh, sw), padding (front, back, top,
  * bottom, left, right), dilation (dd, dh, dw); otherwise as the 2-D kernels
