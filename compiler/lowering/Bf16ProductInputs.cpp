@@ -203,7 +203,12 @@ bool tensorOnlyFeedsProducts(Value t, const Group &g) {
   return true;
 }
 
+// What --remarks shows for each activation stored in bf16, at the .dx place
+// of the op that produces it.
+constexpr const char *kRemark = "activation stored in bf16: only convolutions and dense layers read it";
+
 void roundTensor(Value t, Group &g) {
+  mlir::emitRemark(t.getLoc(), kRemark);
   auto generic = t.getDefiningOp<mlir::linalg::GenericOp>();
   Value xb = generic ? roundInProducer(generic, mlir::cast<mlir::OpResult>(t).getResultNumber()) : Value();
   if (xb) {
@@ -257,6 +262,7 @@ mlir::func::CallOp allocProducer(mlir::memref::AllocOp a, const Group &g) {
 }
 
 void roundAlloc(mlir::memref::AllocOp a, mlir::func::CallOp producer, Group &g) {
+  mlir::emitRemark(producer.getLoc(), kRemark);
   OpBuilder b(producer);
   b.setInsertionPointAfter(producer);
   mlir::Location loc = producer.getLoc();
