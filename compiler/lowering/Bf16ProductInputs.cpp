@@ -79,8 +79,8 @@ struct Use {
 
 // Every product call's x, grouped by what holds it: the tensor a to_memref
 // reads, or the allocation a cast reads (a library kernel's result that
-// canonicalization handed on as a memref). Groups also hold the calls that
-// read x some other way: those poison the group.
+// canonicalization handed on as a memref). Other readers of x are not in the
+// group; tensorOnlyFeedsProducts and allocProducer look for them.
 struct Group {
   llvm::SmallVector<Use> uses;
   bool backward = false;
@@ -98,17 +98,6 @@ bool computedInStep(Value t) {
   if (auto tt = mlir::dyn_cast<mlir::bufferization::ToTensorOp>(def))
     return tt.getMemref().getDefiningOp<mlir::memref::AllocOp>() != nullptr;
   return false;
-}
-
-llvm::SmallVector<Value> dynamicDims(OpBuilder &b, mlir::Location loc, Value t) {
-  llvm::SmallVector<Value> dims;
-  auto type = mlir::cast<mlir::ShapedType>(t.getType());
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d)) {
-      if (mlir::isa<mlir::TensorType>(type)) dims.push_back(b.create<mlir::tensor::DimOp>(loc, t, d));
-      else dims.push_back(b.create<mlir::memref::DimOp>(loc, t, d));
-    }
-  return dims;
 }
 
 mlir::linalg::GenericOp roundingGeneric(OpBuilder &b, mlir::Location loc, mlir::TypeRange results, Value in,
@@ -134,7 +123,7 @@ Value roundInProducer(mlir::linalg::GenericOp g, unsigned r) {
   auto type = mlir::cast<mlir::RankedTensorType>(g->getResult(r).getType());
   auto bf16Type = mlir::RankedTensorType::get(type.getShape(), b.getBF16Type(), type.getEncoding());
   llvm::SmallVector<Value> outs(g.getDpsInits());
-  outs[r] = b.create<mlir::tensor::EmptyOp>(loc, bf16Type, dynamicDims(b, loc, init->get()));
+  outs[r] = lower::emptyTensor(b, loc, bf16Type, {init->get()});
   llvm::SmallVector<mlir::Type> types(g->getResultTypes());
   types[r] = bf16Type;
   auto ng = b.create<mlir::linalg::GenericOp>(loc, types, g.getDpsInputs(), outs, g.getIndexingMapsArray(),
@@ -181,6 +170,12 @@ void redirect(const Use &use, Value xb) {
   if (use.toMemref && use.toMemref->use_empty()) use.toMemref->erase();
 }
 
+// Whether `use` is the x operand of one of the group's calls.
+bool isGroupOperand(const Group &g, mlir::OpOperand &use) {
+  return llvm::any_of(g.uses,
+                      [&](const Use &u) { return u.call == use.getOwner() && u.operand == use.getOperandNumber(); });
+}
+
 // x held as tensor t: every use of t is a to_memref of one of the group's
 // calls or a tensor.dim. Not a relu's mask in the backward pass, although
 // it only tests x's sign: reading a bf16 x, the mask's gradient can no
@@ -196,8 +191,7 @@ bool tensorOnlyFeedsProducts(Value t, const Group &g) {
       auto cast = mlir::dyn_cast<mlir::memref::CastOp>(castUser);
       if (!cast) return false;
       for (mlir::OpOperand &use : cast->getUses())
-        if (!llvm::any_of(g.uses, [&](const Use &u) { return u.call == use.getOwner() && u.operand == use.getOperandNumber(); }))
-          return false;
+        if (!isGroupOperand(g, use)) return false;
     }
   }
   return true;
@@ -223,7 +217,7 @@ void roundTensor(Value t, Group &g) {
   mlir::Location loc = t.getLoc();
   auto tt = mlir::cast<mlir::RankedTensorType>(t.getType());
   auto bf16Type = mlir::RankedTensorType::get(tt.getShape(), b.getBF16Type(), tt.getEncoding());
-  Value empty = b.create<mlir::tensor::EmptyOp>(loc, bf16Type, dynamicDims(b, loc, t));
+  Value empty = lower::emptyTensor(b, loc, bf16Type, {t});
   mlir::Operation *rounding = roundingGeneric(b, loc, bf16Type, t, empty);
   xb = rounding->getResult(0);
   for (const Use &u : g.uses) redirect(u, xb);
@@ -248,8 +242,7 @@ mlir::func::CallOp allocProducer(mlir::memref::AllocOp a, const Group &g) {
     auto cast = mlir::dyn_cast<mlir::memref::CastOp>(user);
     if (!cast) return {};
     for (mlir::OpOperand &use : cast->getUses()) {
-      if (llvm::any_of(g.uses, [&](const Use &u) { return u.call == use.getOwner() && u.operand == use.getOperandNumber(); }))
-        continue;
+      if (isGroupOperand(g, use)) continue;
       auto call = mlir::dyn_cast<mlir::func::CallOp>(use.getOwner());
       if (!call || (producer && producer != call)) return {};
       producer = call;

@@ -75,6 +75,10 @@ void conv2d_forward_grad_weight_run(const ConvGeometry &g, float *x, float *w, f
   conv2d_run(ConvDir::kGradWeight, g, x, dw, dy);
 }
 
+bool conv2d_onednn_reads_bf16(ConvDir dir, const ConvGeometry &g, int blocked) {
+  return matmul_precision() == Precision::kBf16 && conv2d_onednn_applies(g) && (blocked != 0 || !direct(dir, g));
+}
+
 bool conv2d_onednn_applies(const ConvGeometry &g) {
   // oneDNN rejects empty tensors; the GEMM path handles them (dw = 0 for an empty batch).
   bool empty = g.n == 0 || g.c == 0 || g.d == 0 || g.h == 0 || g.w == 0 || g.f == 0 || g.od == 0 || g.ho == 0 ||
@@ -155,15 +159,6 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, d
 // ---- x in bf16 (Bf16Input.h): oneDNN reads it as it is where it runs the
 // direction, in bf16 precision; elsewhere x widened and the kernel above ----
 
-namespace {
-
-// Whether oneDNN, not the direct kernel, is to run the direction on a bf16 x.
-bool onednn_reads_bf16(ConvDir dir, const ConvGeometry &g) {
-  return matmul_precision() == Precision::kBf16 && conv2d_onednn_applies(g) && !direct(dir, g);
-}
-
-} // namespace
-
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
                                                        int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
                                                        int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
@@ -171,7 +166,8 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dx
   dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
   Tensor4 x = view(&xa, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
   ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  if (onednn_reads_bf16(ConvDir::kForward, g) && conv2d_onednn(ConvDir::kForward, g, x.p, w.p, y.p, kXSideBf16))
+  if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) &&
+      conv2d_onednn(ConvDir::kForward, g, x.p, w.p, y.p, kXSideBf16))
     return;
   dxrt_memref4 wide = bf16_widened(xa);
   _mlir_ciface_dxrt_conv2d_forward(&wide, wd, yd, sh, sw, pt, pb, pl, pr, dh, dw, groups);
@@ -185,7 +181,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_bf16x(dxrt_memref4 *dyd, dx
   dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
   Tensor4 dy = view(dyd, k, "dy"), x = view(&xa, k, "x"), dw = view(dwd, k, "dw");
   ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  if (onednn_reads_bf16(ConvDir::kGradWeight, g) &&
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
       conv2d_onednn(ConvDir::kGradWeight, g, x.p, dw.p, dy.p, kXSideBf16))
     return;
   dxrt_memref4 wide = bf16_widened(xa);
@@ -203,7 +199,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward_bf16x(dxrt_memref4 *dyd, dxrt_
   ConvGeometry g = conv_geometry(k, x, w, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  if (onednn_reads_bf16(ConvDir::kGradWeight, g) &&
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
       conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p, 0, /*x_bf16=*/true))
     return;
   dxrt_memref4 wide = bf16_widened(xa);
@@ -222,7 +218,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16x(dxrt_memref4_
   ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  if (onednn_reads_bf16(ConvDir::kForward, g) && onednn_reads_bf16(ConvDir::kGradWeight, g) &&
+  if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) && conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
       conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p, kXSideBf16))
     return;
   dxrt_memref4 wide = bf16_widened(xa);

@@ -61,6 +61,12 @@ void conv2d_backward_run(const ConvGeometry &g, float *x, float *w, float *dy, f
 void conv2d_forward_grad_weight_run(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw);
 // Whether the oneDNN backend is on and the geometry is not empty.
 bool conv2d_onednn_applies(const ConvGeometry &g);
+// Whether a _bf16x kernel hands its bf16 x to oneDNN as it is (kXSideBf16
+// below) for direction `dir`, its activations in layouts `blocked`
+// (BlockedSides): bf16 precision, oneDNN applies, and, for all-NCHW
+// activations (0), the direct kernel does not take the direction, as in the
+// NCHW dispatch. Otherwise x is widened for the fp32 kernel.
+bool conv2d_onednn_reads_bf16(ConvDir dir, const ConvGeometry &g, int blocked);
 
 // Which activations the oneDNN functions below take channel-blocked
 // (kernels/BlockedLayout.h; 2-D, channels a multiple of the block), the

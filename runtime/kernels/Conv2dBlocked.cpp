@@ -11,7 +11,6 @@
 #include "kernels/Conv2d.h"
 #include "kernels/BlockedLayout.h"
 #include "kernels/Bf16Input.h"
-#include "kernels/Precision.h"
 #include "kernels/Onednn.h"
 #include "kernels/Workspace.h"
 
@@ -243,18 +242,6 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(dxrt_memref
 // ---- x in bf16 (Bf16Input.h): oneDNN reads it as it is, in bf16 precision;
 // where it does not run the direction, x widened and the kernel above ----
 
-namespace {
-
-// Whether oneDNN is to run the direction on a bf16 x with activations in
-// layouts `blocked` (BlockedSides): all NCHW (0) goes where the NCHW
-// kernels would, which is the direct kernel for few input channels.
-bool onednn_reads_bf16(ConvDir dir, const ConvGeometry &g, int blocked) {
-  return matmul_precision() == Precision::kBf16 && conv2d_onednn_applies(g) &&
-         (blocked != 0 || !conv2d_direct_applies(dir, g));
-}
-
-} // namespace
-
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_blocked_bf16x(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
                                                                dxrt_memref5 *yd, int64_t sh, int64_t sw, int64_t pt,
                                                                int64_t pb, int64_t pl, int64_t pr, int64_t dh,
@@ -264,7 +251,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_blocked_bf16x(dxrt_memref5_bf16
   Activation x = activation_view(&xa, k, "x"), y = activation_view(yd, k, "y");
   ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, dw, groups);
   const int blocked = sides(k, x, y);
-  if (onednn_reads_bf16(ConvDir::kForward, g, blocked) &&
+  if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, blocked) &&
       conv2d_onednn(ConvDir::kForward, g, x.t.p, view(wd, k, "w").p, y.t.p, blocked | kXSideBf16))
     return;
   dxrt_memref5 wide = bf16_widened(xa);
@@ -280,7 +267,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16x(dxrt_memref5 
   Activation dy = activation_view(dyd, k, "dy"), x = activation_view(&xa, k, "x");
   ConvGeometry g = geometry(k, x.t, dwd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
   const int blocked = sides(k, x, dy);
-  if (onednn_reads_bf16(ConvDir::kGradWeight, g, blocked) &&
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, blocked) &&
       conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, view(dwd, k, "dw").p, dy.t.p, blocked | kXSideBf16))
     return;
   dxrt_memref5 wide = bf16_widened(xa);
@@ -301,7 +288,7 @@ extern "C" void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16x(dxrt_memref5 *dy
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // As the fp32 kernel: one oneDNN call for both where dx and x share a layout.
   const int in = sides(k, dx, dy), wt = sides(k, x, dy);
-  if (onednn_reads_bf16(ConvDir::kGradWeight, g, wt)) {
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, wt)) {
     if (in == wt && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in, /*x_bf16=*/true)) return;
     if (in != wt && conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, dw.p, dy.t.p, wt | kXSideBf16)) {
       run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
@@ -326,7 +313,8 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16x(dxrt_
   DXRT_KERNEL_CHECK(same_shape(dy.t, y.t), k, str("dy is ", shape(dy.t), " but y is ", shape(y.t)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   const int fw = sides(k, x, y), wt = sides(k, x, dy);
-  if (onednn_reads_bf16(ConvDir::kForward, g, fw) && onednn_reads_bf16(ConvDir::kGradWeight, g, wt) && fw == wt &&
+  if (fw == wt && conv2d_onednn_reads_bf16(ConvDir::kForward, g, fw) &&
+      conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, wt) &&
       conv2d_forward_grad_weight_onednn(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p, fw | kXSideBf16))
     return;
   dxrt_memref5 wide = bf16_widened(xa);
