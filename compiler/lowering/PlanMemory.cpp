@@ -1,5 +1,7 @@
 #include "lowering/PlanMemory.h"
 
+#include "lowering/PackBuffers.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -95,26 +97,15 @@ bool lastUse(mlir::Value root, mlir::Block &block, const llvm::DenseMap<mlir::Op
   return true;
 }
 
-// Greedy first-fit by decreasing size: each buffer goes at the lowest offset
-// where it overlaps no placed buffer that is live at the same time.
+// The buffers placed by packBuffers (PackBuffers.h): offsets in bytes, or
+// bytes per sample for buffers that scale with the batch.
 int64_t place(std::vector<Buffer *> &bufs) {
-  std::sort(bufs.begin(), bufs.end(), [](Buffer *a, Buffer *b) { return a->bytes > b->bytes; });
-  std::vector<Buffer *> placed;
-  int64_t total = 0;
-  for (Buffer *b : bufs) {
-    std::vector<std::pair<int64_t, int64_t>> taken;
-    for (Buffer *p : placed)
-      if (!(p->last < b->first || b->last < p->first)) taken.push_back({p->offset, p->offset + alignUp(p->bytes)});
-    std::sort(taken.begin(), taken.end());
-    int64_t off = 0;
-    for (auto [lo, hi] : taken) {
-      if (off + alignUp(b->bytes) <= lo) break;
-      off = std::max(off, hi);
-    }
-    b->offset = off;
-    total = std::max(total, off + alignUp(b->bytes));
-    placed.push_back(b);
-  }
+  std::vector<PackItem> items;
+  for (Buffer *b : bufs)
+    items.push_back({alignUp(b->bytes), b->first, b->last, 0});
+  const int64_t total = packBuffers(items);
+  for (size_t i = 0; i < bufs.size(); ++i)
+    bufs[i]->offset = items[i].offset;
   return total;
 }
 

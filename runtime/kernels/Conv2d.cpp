@@ -156,74 +156,166 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight(dxrt_memref4 *xd, d
   conv2d_forward_grad_weight_run(g, x.p, w.p, dy.p, y.p, dw.p);
 }
 
-// ---- x in bf16 (Bf16Input.h): oneDNN reads it as it is where it runs the
-// direction, in bf16 precision; elsewhere x widened and the kernel above ----
+// ---- x and/or dy in bf16 (Bf16Input.h): oneDNN reads them as they are
+// where it runs the directions in bf16 precision; elsewhere they are widened
+// and the kernels above run ----
 
-extern "C" void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
-                                                       int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
-                                                       int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
-  const char *k = "dxrt_conv2d_forward_bf16x";
-  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
-  Tensor4 x = view(&xa, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
-  ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+namespace {
+
+using Operand4 = ProductOperand<dxrt_memref4>;
+
+// Stride, padding, dilation and groups of a twin's call, as the fp32 kernels take them.
+struct ConvArgs {
+  int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
+};
+
+ConvGeometry geometry(const char *k, const Tensor4 &x, const Tensor4 &w, const Tensor4 &y, const ConvArgs &a) {
+  return conv_geometry(k, x, w, y, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
+void forward_bf16(const char *k, const Operand4 &xo, dxrt_memref4 *wd, dxrt_memref4 *yd, const ConvArgs &a) {
+  Tensor4 x = view(&xo.d, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  ConvGeometry g = geometry(k, x, w, y, a);
   if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) &&
       conv2d_onednn(ConvDir::kForward, g, x.p, w.p, y.p, kXSideBf16))
     return;
-  dxrt_memref4 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_forward(&wide, wd, yd, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+  dxrt_memref4 xw = xo.fp32(kSlotWideX);
+  _mlir_ciface_dxrt_conv2d_forward(&xw, wd, yd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd,
-                                                           dxrt_memref4 *dwd, int64_t sh, int64_t sw, int64_t pt,
-                                                           int64_t pb, int64_t pl, int64_t pr, int64_t dh,
-                                                           int64_t ddw, int64_t groups) {
-  const char *k = "dxrt_conv2d_grad_weight_bf16x";
-  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
-  Tensor4 dy = view(dyd, k, "dy"), x = view(&xa, k, "x"), dw = view(dwd, k, "dw");
-  ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
-      conv2d_onednn(ConvDir::kGradWeight, g, x.p, dw.p, dy.p, kXSideBf16))
+void grad_input_bf16(const char *k, const Operand4 &dyo, dxrt_memref4 *wd, dxrt_memref4 *dxd, const ConvArgs &a) {
+  Tensor4 dy = view(&dyo.d, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
+  ConvGeometry g = geometry(k, dx, w, dy, a);
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradInput, g, 0) &&
+      conv2d_onednn(ConvDir::kGradInput, g, dx.p, w.p, dy.p, kYSideBf16))
     return;
-  dxrt_memref4 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_grad_weight(dyd, &wide, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  dxrt_memref4 dyw = dyo.fp32(kSlotWideDy);
+  _mlir_ciface_dxrt_conv2d_grad_input(&dyw, wd, dxd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
+void grad_weight_bf16(const char *k, const Operand4 &dyo, const Operand4 &xo, dxrt_memref4 *dwd, const ConvArgs &a) {
+  Tensor4 dy = view(&dyo.d, k, "dy"), x = view(&xo.d, k, "x"), dw = view(dwd, k, "dw");
+  ConvGeometry g = geometry(k, x, dw, dy, a);
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
+      conv2d_onednn(ConvDir::kGradWeight, g, x.p, dw.p, dy.p, bf16_sides(xo, dyo)))
+    return;
+  dxrt_memref4 dyw = dyo.fp32(kSlotWideDy), xw = xo.fp32(kSlotWideX);
+  _mlir_ciface_dxrt_conv2d_grad_weight(&dyw, &xw, dwd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
+void backward_bf16(const char *k, const Operand4 &dyo, const Operand4 &xo, dxrt_memref4 *wd, dxrt_memref4 *dxd,
+                   dxrt_memref4 *dwd, const ConvArgs &a) {
+  Tensor4 dy = view(&dyo.d, k, "dy"), x = view(&xo.d, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = geometry(k, x, w, dy, a);
+  DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  // As conv2d_backward_run: one oneDNN call for both unless the weight
+  // gradient is direct.
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
+      conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p, bf16_sides(xo, dyo)))
+    return;
+  dxrt_memref4 dyw = dyo.fp32(kSlotWideDy), xw = xo.fp32(kSlotWideX);
+  _mlir_ciface_dxrt_conv2d_backward(&dyw, &xw, wd, dxd, dwd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
+void forward_grad_weight_bf16(const char *k, const Operand4 &xo, dxrt_memref4 *wd, const Operand4 &dyo,
+                              dxrt_memref4 *yd, dxrt_memref4 *dwd, const ConvArgs &a) {
+  Tensor4 x = view(&xo.d, k, "x"), w = view(wd, k, "w"), dy = view(&dyo.d, k, "dy"), y = view(yd, k, "y"),
+          dw = view(dwd, k, "dw");
+  ConvGeometry g = geometry(k, x, w, y, a);
+  DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
+  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
+  if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) && conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
+      conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p, bf16_sides(xo, dyo)))
+    return;
+  dxrt_memref4 xw = xo.fp32(kSlotWideX), dyw = dyo.fp32(kSlotWideDy);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight(&xw, wd, &dyw, yd, dwd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw,
+                                               a.groups);
+}
+
+Operand4 f32(dxrt_memref4 *m, const char *k, const char *arg) { return fp32_operand(m, k, arg); }
+Operand4 bf16(dxrt_memref4_bf16 *m, const char *k, const char *arg) { return bf16_operand<dxrt_memref4>(m, k, arg); }
+
+} // namespace
+
+#define DXRT_CONV_ARGS                                                                                                 \
+  int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups
+#define DXRT_CONV_ARG_VALUES                                                                                           \
+  { sh, sw, pt, pb, pl, pr, dh, ddw, groups }
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
+                                                       DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_bf16x";
+  forward_bf16(k, bf16(xd, k, "x"), wd, yd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_input_bf16dy(dxrt_memref4_bf16 *dyd, dxrt_memref4 *wd, dxrt_memref4 *dxd,
+                                                           DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_input_bf16dy";
+  grad_input_bf16(k, bf16(dyd, k, "dy"), wd, dxd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd, dxrt_memref4 *dwd,
+                                                           DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_weight_bf16x";
+  grad_weight_bf16(k, f32(dyd, k, "dy"), bf16(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_bf16dy(dxrt_memref4_bf16 *dyd, dxrt_memref4 *xd, dxrt_memref4 *dwd,
+                                                            DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_weight_bf16dy";
+  grad_weight_bf16(k, bf16(dyd, k, "dy"), f32(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_bf16xdy(dxrt_memref4_bf16 *dyd, dxrt_memref4_bf16 *xd,
+                                                             dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_weight_bf16xdy";
+  grad_weight_bf16(k, bf16(dyd, k, "dy"), bf16(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_backward_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
-                                                        dxrt_memref4 *dxd, dxrt_memref4 *dwd, int64_t sh, int64_t sw,
-                                                        int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
-                                                        int64_t ddw, int64_t groups) {
+                                                        dxrt_memref4 *dxd, dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
   const char *k = "dxrt_conv2d_backward_bf16x";
-  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
-  Tensor4 dy = view(dyd, k, "dy"), x = view(&xa, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
-          dw = view(dwd, k, "dw");
-  ConvGeometry g = conv_geometry(k, x, w, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
-  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
-      conv2d_backward_onednn(g, x.p, w.p, dy.p, dx.p, dw.p, 0, /*x_bf16=*/true))
-    return;
-  dxrt_memref4 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_backward(dyd, &wide, wd, dxd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  backward_bf16(k, f32(dyd, k, "dy"), bf16(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_bf16dy(dxrt_memref4_bf16 *dyd, dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                         dxrt_memref4 *dxd, dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_backward_bf16dy";
+  backward_bf16(k, bf16(dyd, k, "dy"), f32(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_bf16xdy(dxrt_memref4_bf16 *dyd, dxrt_memref4_bf16 *xd,
+                                                          dxrt_memref4 *wd, dxrt_memref4 *dxd, dxrt_memref4 *dwd,
+                                                          DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_backward_bf16xdy";
+  backward_bf16(k, bf16(dyd, k, "dy"), bf16(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
 }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
                                                                    dxrt_memref4 *dyd, dxrt_memref4 *yd,
-                                                                   dxrt_memref4 *dwd, int64_t sh, int64_t sw,
-                                                                   int64_t pt, int64_t pb, int64_t pl, int64_t pr,
-                                                                   int64_t dh, int64_t ddw, int64_t groups) {
+                                                                   dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
   const char *k = "dxrt_conv2d_forward_grad_weight_bf16x";
-  dxrt_memref4 xa = bf16_alias<dxrt_memref4>(xd, k, "x");
-  Tensor4 x = view(&xa, k, "x"), w = view(wd, k, "w"), dy = view(dyd, k, "dy"), y = view(yd, k, "y"),
-          dw = view(dwd, k, "dw");
-  ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
-  DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) && conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
-      conv2d_forward_grad_weight_onednn(g, x.p, w.p, dy.p, y.p, dw.p, kXSideBf16))
-    return;
-  dxrt_memref4 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_forward_grad_weight(&wide, wd, dyd, yd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  forward_grad_weight_bf16(k, bf16(xd, k, "x"), wd, f32(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
 }
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16dy(dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                                    dxrt_memref4_bf16 *dyd, dxrt_memref4 *yd,
+                                                                    dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_bf16dy";
+  forward_grad_weight_bf16(k, f32(xd, k, "x"), wd, bf16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16xdy(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
+                                                                     dxrt_memref4_bf16 *dyd, dxrt_memref4 *yd,
+                                                                     dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_bf16xdy";
+  forward_grad_weight_bf16(k, bf16(xd, k, "x"), wd, bf16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+#undef DXRT_CONV_ARGS
+#undef DXRT_CONV_ARG_VALUES
 
 // ---- 3-D: the same dispatch on a geometry with a depth axis ----
 

@@ -61,11 +61,11 @@ void conv2d_backward_run(const ConvGeometry &g, float *x, float *w, float *dy, f
 void conv2d_forward_grad_weight_run(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw);
 // Whether the oneDNN backend is on and the geometry is not empty.
 bool conv2d_onednn_applies(const ConvGeometry &g);
-// Whether a _bf16x kernel hands its bf16 x to oneDNN as it is (kXSideBf16
-// below) for direction `dir`, its activations in layouts `blocked`
-// (BlockedSides): bf16 precision, oneDNN applies, and, for all-NCHW
-// activations (0), the direct kernel does not take the direction, as in the
-// NCHW dispatch. Otherwise x is widened for the fp32 kernel.
+// Whether a bf16 twin hands its bf16 operands to oneDNN as they are
+// (kXSideBf16, kYSideBf16 below) for direction `dir`, its activations in
+// layouts `blocked` (BlockedSides): bf16 precision, oneDNN applies, and, for
+// all-NCHW activations (0), the direct kernel does not take the direction,
+// as in the NCHW dispatch. Otherwise they are widened for the fp32 kernel.
 bool conv2d_onednn_reads_bf16(ConvDir dir, const ConvGeometry &g, int blocked);
 
 // Which activations the oneDNN functions below take channel-blocked
@@ -74,10 +74,11 @@ bool conv2d_onednn_reads_bf16(ConvDir dir, const ConvGeometry &g, int blocked);
 // side (x or dx), the y side (y or dy), both, or neither (0: NCHW); with
 // kBlock8 the blocked sides are nChw8c (AVX2's), else nChw16c (AVX-512's).
 // Weights are always OIHW.
-// kXSideBf16 (2-D only; conv2d_onednn, conv2d_forward_grad_weight_onednn):
-// the x side is an input held in bf16 (the _bf16x kernels, Bf16Inputs.cpp),
-// which oneDNN reads as it is.
-enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2, kBlock8 = 4, kXSideBf16 = 8 };
+// kXSideBf16 / kYSideBf16 (2-D only): the x side (x) / the y side (dy) is an
+// input held in bf16 (the bf16 twins of kernels.h, Bf16Input.h), which
+// oneDNN reads as it is. kYSideBf16 only where the y side is an input: the
+// input and weight gradients.
+enum BlockedSides : int { kXSideBlocked = 1, kYSideBlocked = 2, kBlock8 = 4, kXSideBf16 = 8, kYSideBf16 = 16 };
 // The channel block of BlockedSides' blocked sides: 8 or 16.
 inline int64_t channel_block(int blocked) { return blocked & kBlock8 ? 8 : 16; }
 
@@ -90,9 +91,10 @@ bool conv2d_onednn(ConvDir dir, const ConvGeometry &g, float *x, float *w, float
 // with oneDNN, reordering dy into the primitives' layout once when both
 // want the same one. Returns false, having done nothing, when oneDNN has
 // no (fast) implementation of either direction.
-// x_bf16: x is in bf16 (kXSideBf16 for the weight gradient only; dx is fp32).
+// `blocked` may carry kXSideBf16 (x in bf16, read by the weight gradient
+// only; dx is fp32) and kYSideBf16 (dy in bf16, read by both).
 bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw,
-                            int blocked = 0, bool x_bf16 = false);
+                            int blocked = 0);
 // Whether conv2d_backward_onednn reorders dy once for the geometry (both
 // primitives want dy in the same non-plain layout); for tests.
 bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
@@ -102,7 +104,9 @@ bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g);
 // when both want the same one (the backward pass of a transposed
 // convolution, whose input gradient convolves its dy and whose weight
 // gradient reads that dy as x). Returns false, having done nothing, when
-// oneDNN has no (fast) implementation of either direction.
+// oneDNN has no (fast) implementation of either direction. `blocked` may
+// carry kXSideBf16 (x in bf16, read by both) and kYSideBf16 (dy in bf16,
+// read by the weight gradient; y is fp32).
 bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw,
                                        int blocked = 0);
 // Whether it reorders x once for the geometry; for tests.

@@ -239,88 +239,186 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(dxrt_memref
   run(ConvDir::kGradWeight, g, wt, x.t.p, dw.p, dy.t.p);
 }
 
-// ---- x in bf16 (Bf16Input.h): oneDNN reads it as it is, in bf16 precision;
-// where it does not run the direction, x widened and the kernel above ----
+// ---- x and/or dy in bf16 (Bf16Input.h): oneDNN reads them as they are, in
+// bf16 precision; where it does not run the directions, they are widened
+// and the kernels above run ----
 
-extern "C" void _mlir_ciface_dxrt_conv2d_forward_blocked_bf16x(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
-                                                               dxrt_memref5 *yd, int64_t sh, int64_t sw, int64_t pt,
-                                                               int64_t pb, int64_t pl, int64_t pr, int64_t dh,
-                                                               int64_t dw, int64_t groups) {
-  const char *k = "dxrt_conv2d_forward_blocked_bf16x";
-  dxrt_memref5 xa = bf16_alias<dxrt_memref5>(xd, k, "x");
-  Activation x = activation_view(&xa, k, "x"), y = activation_view(yd, k, "y");
-  ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+namespace {
+
+using Operand5 = ProductOperand<dxrt_memref5>;
+
+// Stride, padding, dilation and groups of a twin's call, as the fp32 kernels take them.
+struct ConvArgs {
+  int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
+};
+
+ConvGeometry geometry(const char *k, const Tensor4 &x, const dxrt_memref4 *wd, const Tensor4 &y, const ConvArgs &a) {
+  return geometry(k, x, wd, y, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
+void forward_bf16(const char *k, const Operand5 &xo, dxrt_memref4 *wd, dxrt_memref5 *yd, const ConvArgs &a) {
+  Activation x = activation_view(&xo.d, k, "x"), y = activation_view(yd, k, "y");
+  ConvGeometry g = geometry(k, x.t, wd, y.t, a);
   const int blocked = sides(k, x, y);
   if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, blocked) &&
       conv2d_onednn(ConvDir::kForward, g, x.t.p, view(wd, k, "w").p, y.t.p, blocked | kXSideBf16))
     return;
-  dxrt_memref5 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_forward_blocked(&wide, wd, yd, sh, sw, pt, pb, pl, pr, dh, dw, groups);
+  dxrt_memref5 xw = xo.fp32(kSlotWideX);
+  _mlir_ciface_dxrt_conv2d_forward_blocked(&xw, wd, yd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16x(dxrt_memref5 *dyd, dxrt_memref5_bf16 *xd,
-                                                                   dxrt_memref4 *dwd, int64_t sh, int64_t sw,
-                                                                   int64_t pt, int64_t pb, int64_t pl, int64_t pr,
-                                                                   int64_t dh, int64_t ddw, int64_t groups) {
-  const char *k = "dxrt_conv2d_grad_weight_blocked_bf16x";
-  dxrt_memref5 xa = bf16_alias<dxrt_memref5>(xd, k, "x");
-  Activation dy = activation_view(dyd, k, "dy"), x = activation_view(&xa, k, "x");
-  ConvGeometry g = geometry(k, x.t, dwd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+void grad_input_bf16(const char *k, const Operand5 &dyo, dxrt_memref4 *wd, dxrt_memref5 *dxd, const ConvArgs &a) {
+  Activation dy = activation_view(&dyo.d, k, "dy"), dx = activation_view(dxd, k, "dx");
+  ConvGeometry g = geometry(k, dx.t, wd, dy.t, a);
+  const int blocked = sides(k, dx, dy);
+  if (conv2d_onednn_reads_bf16(ConvDir::kGradInput, g, blocked) &&
+      conv2d_onednn(ConvDir::kGradInput, g, dx.t.p, view(wd, k, "w").p, dy.t.p, blocked | kYSideBf16))
+    return;
+  dxrt_memref5 dyw = dyo.fp32(kSlotWideDy);
+  _mlir_ciface_dxrt_conv2d_grad_input_blocked(&dyw, wd, dxd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
+void grad_weight_bf16(const char *k, const Operand5 &dyo, const Operand5 &xo, dxrt_memref4 *dwd, const ConvArgs &a) {
+  Activation dy = activation_view(&dyo.d, k, "dy"), x = activation_view(&xo.d, k, "x");
+  ConvGeometry g = geometry(k, x.t, dwd, dy.t, a);
   const int blocked = sides(k, x, dy);
   if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, blocked) &&
-      conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, view(dwd, k, "dw").p, dy.t.p, blocked | kXSideBf16))
+      conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, view(dwd, k, "dw").p, dy.t.p, blocked | bf16_sides(xo, dyo)))
     return;
-  dxrt_memref5 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_grad_weight_blocked(dyd, &wide, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  dxrt_memref5 dyw = dyo.fp32(kSlotWideDy), xw = xo.fp32(kSlotWideX);
+  _mlir_ciface_dxrt_conv2d_grad_weight_blocked(&dyw, &xw, dwd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw,
+                                               a.groups);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16x(dxrt_memref5 *dyd, dxrt_memref5_bf16 *xd,
-                                                                dxrt_memref4 *wd, dxrt_memref5 *dxd, dxrt_memref4 *dwd,
-                                                                int64_t sh, int64_t sw, int64_t pt, int64_t pb,
-                                                                int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
-                                                                int64_t groups) {
-  const char *k = "dxrt_conv2d_backward_blocked_bf16x";
-  dxrt_memref5 xa = bf16_alias<dxrt_memref5>(xd, k, "x");
-  Activation dy = activation_view(dyd, k, "dy"), x = activation_view(&xa, k, "x"), dx = activation_view(dxd, k, "dx");
+void backward_bf16(const char *k, const Operand5 &dyo, const Operand5 &xo, dxrt_memref4 *wd, dxrt_memref5 *dxd,
+                   dxrt_memref4 *dwd, const ConvArgs &a) {
+  Activation dy = activation_view(&dyo.d, k, "dy"), x = activation_view(&xo.d, k, "x"),
+             dx = activation_view(dxd, k, "dx");
   Tensor4 w = view(wd, k, "w"), dw = view(dwd, k, "dw");
-  ConvGeometry g = geometry(k, x.t, wd, dy.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  ConvGeometry g = geometry(k, x.t, wd, dy.t, a);
   DXRT_KERNEL_CHECK(same_shape(dx.t, x.t), k, str("dx is ", shape(dx.t), " but x is ", shape(x.t)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
-  // As the fp32 kernel: one oneDNN call for both where dx and x share a layout.
-  const int in = sides(k, dx, dy), wt = sides(k, x, dy);
+  // As the fp32 kernel: one oneDNN call for both where dx and x share a
+  // layout, else one each (the input gradient reads only dy in bf16).
+  const int in = sides(k, dx, dy), wt = sides(k, x, dy), bf = bf16_sides(xo, dyo);
   if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, wt)) {
-    if (in == wt && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in, /*x_bf16=*/true)) return;
-    if (in != wt && conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, dw.p, dy.t.p, wt | kXSideBf16)) {
-      run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
+    if (in == wt && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in | bf))
       return;
+    if (in != wt && (!dyo.bf16 || conv2d_onednn_reads_bf16(ConvDir::kGradInput, g, in)) &&
+        conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, dw.p, dy.t.p, wt | bf)) {
+      // A dy in bf16 has no fp32 path here: oneDNN, or the widened retry below.
+      if (!dyo.bf16)
+        return run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
+      if (conv2d_onednn(ConvDir::kGradInput, g, dx.t.p, w.p, dy.t.p, in | kYSideBf16))
+        return;
     }
   }
-  dxrt_memref5 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_backward_blocked(dyd, &wide, wd, dxd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  dxrt_memref5 dyw = dyo.fp32(kSlotWideDy), xw = xo.fp32(kSlotWideX);
+  _mlir_ciface_dxrt_conv2d_backward_blocked(&dyw, &xw, wd, dxd, dwd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw,
+                                            a.groups);
 }
 
-extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16x(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
-                                                                           dxrt_memref5 *dyd, dxrt_memref5 *yd,
-                                                                           dxrt_memref4 *dwd, int64_t sh, int64_t sw,
-                                                                           int64_t pt, int64_t pb, int64_t pl,
-                                                                           int64_t pr, int64_t dh, int64_t ddw,
-                                                                           int64_t groups) {
-  const char *k = "dxrt_conv2d_forward_grad_weight_blocked_bf16x";
-  dxrt_memref5 xa = bf16_alias<dxrt_memref5>(xd, k, "x");
-  Activation x = activation_view(&xa, k, "x"), dy = activation_view(dyd, k, "dy"), y = activation_view(yd, k, "y");
+void forward_grad_weight_bf16(const char *k, const Operand5 &xo, dxrt_memref4 *wd, const Operand5 &dyo,
+                              dxrt_memref5 *yd, dxrt_memref4 *dwd, const ConvArgs &a) {
+  Activation x = activation_view(&xo.d, k, "x"), dy = activation_view(&dyo.d, k, "dy"), y = activation_view(yd, k, "y");
   Tensor4 w = view(wd, k, "w"), dw = view(dwd, k, "dw");
-  ConvGeometry g = geometry(k, x.t, wd, y.t, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+  ConvGeometry g = geometry(k, x.t, wd, y.t, a);
   DXRT_KERNEL_CHECK(same_shape(dy.t, y.t), k, str("dy is ", shape(dy.t), " but y is ", shape(y.t)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   const int fw = sides(k, x, y), wt = sides(k, x, dy);
   if (fw == wt && conv2d_onednn_reads_bf16(ConvDir::kForward, g, fw) &&
       conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, wt) &&
-      conv2d_forward_grad_weight_onednn(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p, fw | kXSideBf16))
+      conv2d_forward_grad_weight_onednn(g, x.t.p, w.p, dy.t.p, y.t.p, dw.p, fw | bf16_sides(xo, dyo)))
     return;
-  dxrt_memref5 wide = bf16_widened(xa);
-  _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(&wide, wd, dyd, yd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw,
-                                                        groups);
+  dxrt_memref5 xw = xo.fp32(kSlotWideX), dyw = dyo.fp32(kSlotWideDy);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(&xw, wd, &dyw, yd, dwd, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh,
+                                                       a.dw, a.groups);
 }
+
+Operand5 f32(dxrt_memref5 *m, const char *k, const char *arg) { return fp32_operand(m, k, arg); }
+Operand5 bf16(dxrt_memref5_bf16 *m, const char *k, const char *arg) { return bf16_operand<dxrt_memref5>(m, k, arg); }
+
+} // namespace
+
+#define DXRT_CONV_ARGS                                                                                                 \
+  int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups
+#define DXRT_CONV_ARG_VALUES                                                                                           \
+  { sh, sw, pt, pb, pl, pr, dh, ddw, groups }
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_blocked_bf16x(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
+                                                               dxrt_memref5 *yd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_blocked_bf16x";
+  forward_bf16(k, bf16(xd, k, "x"), wd, yd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_input_blocked_bf16dy(dxrt_memref5_bf16 *dyd, dxrt_memref4 *wd,
+                                                                   dxrt_memref5 *dxd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_input_blocked_bf16dy";
+  grad_input_bf16(k, bf16(dyd, k, "dy"), wd, dxd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16x(dxrt_memref5 *dyd, dxrt_memref5_bf16 *xd,
+                                                                   dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_weight_blocked_bf16x";
+  grad_weight_bf16(k, f32(dyd, k, "dy"), bf16(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16dy(dxrt_memref5_bf16 *dyd, dxrt_memref5 *xd,
+                                                                    dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_weight_blocked_bf16dy";
+  grad_weight_bf16(k, bf16(dyd, k, "dy"), f32(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16xdy(dxrt_memref5_bf16 *dyd, dxrt_memref5_bf16 *xd,
+                                                                     dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_grad_weight_blocked_bf16xdy";
+  grad_weight_bf16(k, bf16(dyd, k, "dy"), bf16(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16x(dxrt_memref5 *dyd, dxrt_memref5_bf16 *xd,
+                                                                dxrt_memref4 *wd, dxrt_memref5 *dxd, dxrt_memref4 *dwd,
+                                                                DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_backward_blocked_bf16x";
+  backward_bf16(k, f32(dyd, k, "dy"), bf16(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16dy(dxrt_memref5_bf16 *dyd, dxrt_memref5 *xd,
+                                                                 dxrt_memref4 *wd, dxrt_memref5 *dxd, dxrt_memref4 *dwd,
+                                                                 DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_backward_blocked_bf16dy";
+  backward_bf16(k, bf16(dyd, k, "dy"), f32(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16xdy(dxrt_memref5_bf16 *dyd, dxrt_memref5_bf16 *xd,
+                                                                  dxrt_memref4 *wd, dxrt_memref5 *dxd,
+                                                                  dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_backward_blocked_bf16xdy";
+  backward_bf16(k, bf16(dyd, k, "dy"), bf16(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16x(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
+                                                                           dxrt_memref5 *dyd, dxrt_memref5 *yd,
+                                                                           dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_blocked_bf16x";
+  forward_grad_weight_bf16(k, bf16(xd, k, "x"), wd, f32(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16dy(dxrt_memref5 *xd, dxrt_memref4 *wd,
+                                                                            dxrt_memref5_bf16 *dyd, dxrt_memref5 *yd,
+                                                                            dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_blocked_bf16dy";
+  forward_grad_weight_bf16(k, f32(xd, k, "x"), wd, bf16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16xdy(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
+                                                                             dxrt_memref5_bf16 *dyd, dxrt_memref5 *yd,
+                                                                             dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_conv2d_forward_grad_weight_blocked_bf16xdy";
+  forward_grad_weight_bf16(k, bf16(xd, k, "x"), wd, bf16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+#undef DXRT_CONV_ARGS
+#undef DXRT_CONV_ARG_VALUES
 
 extern "C" void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *xd, dxrt_memref5 *yd) {
   const char *k = "dxrt_nchw_to_blocked";

@@ -286,15 +286,19 @@ dnnl::primitive_desc_base winograd(ConvDir dir, const ConvGeometry &g, const Des
 
 // The caller's tensors: fp32 NCHW / OIHW, with the sides `blocked` names
 // (Conv2d.h) in nChw16c or nChw8c, the layouts oneDNN's AVX-512 and AVX2
-// kernels work in, and x in bf16 with kXSideBf16 (in bf16 precision then
-// read without a reorder where its layout is the primitive's).
+// kernels work in, and x / dy in bf16 with kXSideBf16 / kYSideBf16 (in bf16
+// precision then read without a reorder where the layout is the primitive's).
 Descs user_descs(const ConvGeometry &g, int blocked) {
   Descs d = descs(g, true);
   const tag b = channel_block(blocked) == 8 ? tag::nChw8c : tag::nChw16c;
-  if (blocked & kXSideBlocked) d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::f32, b);
-  if (blocked & kYSideBlocked) d.y = memory::desc({g.n, g.f, g.ho, g.wo}, memory::data_type::f32, b);
-  if (blocked & kXSideBf16)
-    d.x = memory::desc({g.n, g.c, g.h, g.w}, memory::data_type::bf16, blocked & kXSideBlocked ? b : tag::nchw);
+  const auto side = [&](memory::dims dims, int blockedBit, int bf16Bit) {
+    return memory::desc(dims, blocked & bf16Bit ? memory::data_type::bf16 : memory::data_type::f32,
+                        blocked & blockedBit ? b : tag::nchw);
+  };
+  if (blocked & (kXSideBlocked | kXSideBf16))
+    d.x = side({g.n, g.c, g.h, g.w}, kXSideBlocked, kXSideBf16);
+  if (blocked & (kYSideBlocked | kYSideBf16))
+    d.y = side({g.n, g.f, g.ho, g.wo}, kYSideBlocked, kYSideBf16);
   return d;
 }
 
@@ -449,11 +453,11 @@ bool shares(const Entry &first, const Entry &second, int i) {
 
 } // namespace
 
-bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw,
-                            int blocked, bool x_bf16) {
-  Entry &in = entry(ConvDir::kGradInput, g, blocked);
+bool conv2d_backward_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *dx, float *dw, int blocked) {
+  // dx, the input gradient's x side, is fp32.
+  Entry &in = entry(ConvDir::kGradInput, g, blocked & ~kXSideBf16);
   // The cache is far larger than 2: `in` stays.
-  Entry &wt = entry(ConvDir::kGradWeight, g, x_bf16 ? blocked | kXSideBf16 : blocked);
+  Entry &wt = entry(ConvDir::kGradWeight, g, blocked);
   if (!in.ok || !wt.ok) return false;
   execute(ConvDir::kGradInput, g, in, dx, w, dy);
   execute(ConvDir::kGradWeight, g, wt, x, dw, dy, shares(in, wt, 2) ? 2 : -1);
@@ -468,7 +472,8 @@ bool conv2d_backward_onednn_shares_dy(const ConvGeometry &g) {
 
 bool conv2d_forward_grad_weight_onednn(const ConvGeometry &g, float *x, float *w, float *dy, float *y, float *dw,
                                        int blocked) {
-  Entry &fw = entry(ConvDir::kForward, g, blocked);
+  // y, the forward's y side, is fp32.
+  Entry &fw = entry(ConvDir::kForward, g, blocked & ~kYSideBf16);
   Entry &wt = entry(ConvDir::kGradWeight, g, blocked);
   if (!fw.ok || !wt.ok) return false;
   execute(ConvDir::kForward, g, fw, x, w, y);

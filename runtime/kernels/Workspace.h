@@ -21,7 +21,8 @@ enum WorkspaceSlot : int {
   kSlotGemmB,        // bf16 precision: the rounded copy of a product's B
   kSlotNchwX,        // _blocked kernels off oneDNN: x or dx in NCHW (Conv2dBlocked.cpp)
   kSlotNchwY,        // _blocked kernels off oneDNN: y or dy in NCHW
-  kSlotWideX,        // _bf16x kernels off oneDNN: their bf16 x widened to fp32 (Bf16Inputs.cpp)
+  kSlotWideX,        // bf16 twins off oneDNN: their bf16 x widened to fp32 (Bf16Input.h)
+  kSlotWideDy,       // bf16 twins off oneDNN: their bf16 dy widened to fp32
   kWorkspaceSlots,
 };
 

@@ -1,10 +1,11 @@
-// The _bf16x kernels (kernels.h, Bf16Input.h): a product's input x stored in
-// bf16 by dxc's dx-bf16-product-inputs. Each must give, bit for bit, what
-// its fp32 twin gives on x widened to floats, on every path: oneDNN reading
-// the bf16 x as it is (bf16 precision), and x widened for the fp32 kernels
-// (im2col, the direct kernel, fp32 precision); NCHW and channel-blocked
-// activations; and oneDNN must then reorder x no more (in bf16 precision,
-// one reorder fewer than with an fp32 x).
+// The bf16 twins (kernels.h, Bf16Input.h): a product's input x (_bf16x), a
+// gradient dy (_bf16dy) or both (_bf16xdy) stored in bf16 by dxc's
+// dx-bf16-product-inputs. Each must give, bit for bit, what its fp32 kernel
+// gives on those operands widened to floats, on every path: oneDNN reading
+// the bf16 operands as they are (bf16 precision), and the operands widened
+// for the fp32 kernels (im2col, the direct kernel, fp32 precision); NCHW and
+// channel-blocked activations; and oneDNN must then reorder them no more (in
+// bf16 precision, one reorder fewer than with an fp32 operand).
 #include "dxrt/kernels.h"
 #include "kernels/Bf16Round.h"
 #include "kernels/Conv2d.h"
@@ -171,9 +172,122 @@ TEST_P(Bf16Inputs, ConvolutionBlocked) {
   }
 }
 
-// The point of the bf16 x on oneDNN: where the primitive computes in x's
-// layout, an fp32 x is reordered (rounded) into a bf16 copy and a bf16 x is
-// read as it is; in another layout both are reordered.
+// The dy twins (and the twins with both x and dy in bf16) of the dense
+// layer's gradients.
+TEST_P(Bf16Inputs, DenseGradientsBf16Dy) {
+  const int64_t B = 8, K = 100, N = 24;
+  Bf16Tensor x = random_bf16(size_t(B * K), 11), dy = random_bf16(size_t(B * N), 12);
+  std::vector<float> w = random_floats(size_t(N * K), 13);
+  std::vector<float> got(size_t(N * K)), want(got.size()), dx1(size_t(B * K)), dx2(dx1.size());
+  auto xb = desc<dxrt_memref2_bf16>(x.bits, {B, K}), dyb = desc<dxrt_memref2_bf16>(dy.bits, {B, N});
+  auto xf = desc<dxrt_memref2>(x.wide, {B, K}), dyf = desc<dxrt_memref2>(dy.wide, {B, N});
+  auto wd = desc<dxrt_memref2>(w, {N, K});
+  auto gotd = desc<dxrt_memref2>(got, {N, K}), wantd = desc<dxrt_memref2>(want, {N, K});
+  auto dx1d = desc<dxrt_memref2>(dx1, {B, K}), dx2d = desc<dxrt_memref2>(dx2, {B, K});
+  _mlir_ciface_dxrt_dense_grad_input_bf16dy(&dyb, &wd, &dx1d);
+  _mlir_ciface_dxrt_dense_grad_input(&dyf, &wd, &dx2d);
+  EXPECT_TRUE(same_bits(dx1, dx2)) << "grad_input";
+  _mlir_ciface_dxrt_dense_grad_weight(&dyf, &xf, &wantd);
+  _mlir_ciface_dxrt_dense_grad_weight_bf16dy(&dyb, &xf, &gotd);
+  EXPECT_TRUE(same_bits(got, want)) << "grad_weight dy";
+  std::fill(got.begin(), got.end(), 0.0f);
+  _mlir_ciface_dxrt_dense_grad_weight_bf16xdy(&dyb, &xb, &gotd);
+  EXPECT_TRUE(same_bits(got, want)) << "grad_weight x and dy";
+}
+
+// The kernels that read dy, with dy (and x) in bf16, against the fp32
+// kernels on the widened operands: geometry (n, c, h, w, f, stride) and the
+// channel block b of the activations (0: the NCHW entry points).
+void check_dy_twins(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64_t s, int64_t b) {
+  const int64_t ho = (h + 2 - 3) / s + 1, wo = (w + 2 - 3) / s + 1;
+  Bf16Tensor x = random_bf16(size_t(n * c * h * w), 14), dy = random_bf16(size_t(n * f * ho * wo), 15);
+  std::vector<float> wt = random_floats(size_t(f * c * 9), 16);
+  std::vector<float> dw[2], dx[2];
+  for (int i = 0; i < 2; ++i)
+    dw[i].assign(wt.size(), 0), dx[i].assign(x.wide.size(), 0);
+  auto wd = desc<dxrt_memref4>(wt, {f, c, 3, 3});
+  dxrt_memref4 dwd[2] = {desc<dxrt_memref4>(dw[0], {f, c, 3, 3}), desc<dxrt_memref4>(dw[1], {f, c, 3, 3})};
+  auto fresh = [&] {
+    for (int i = 0; i < 2; ++i)
+      std::fill(dw[i].begin(), dw[i].end(), 0.0f), std::fill(dx[i].begin(), dx[i].end(), 0.0f);
+  };
+  if (b == 0) {
+    auto xb = desc<dxrt_memref4_bf16>(x.bits, {n, c, h, w}), dyb = desc<dxrt_memref4_bf16>(dy.bits, {n, f, ho, wo});
+    auto xf = desc<dxrt_memref4>(x.wide, {n, c, h, w}), dyf = desc<dxrt_memref4>(dy.wide, {n, f, ho, wo});
+    dxrt_memref4 dxd[2] = {desc<dxrt_memref4>(dx[0], {n, c, h, w}), desc<dxrt_memref4>(dx[1], {n, c, h, w})};
+    _mlir_ciface_dxrt_conv2d_grad_input_bf16dy(&dyb, &wd, &dxd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    _mlir_ciface_dxrt_conv2d_grad_input(&dyf, &wd, &dxd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(dx[0], dx[1])) << "grad_input";
+    _mlir_ciface_dxrt_conv2d_grad_weight(&dyf, &xf, &dwd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+    _mlir_ciface_dxrt_conv2d_grad_weight_bf16dy(&dyb, &xf, &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(dw[0], dw[1])) << "grad_weight dy";
+    _mlir_ciface_dxrt_conv2d_grad_weight_bf16xdy(&dyb, &xb, &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(dw[0], dw[1])) << "grad_weight x and dy";
+    fresh();
+    _mlir_ciface_dxrt_conv2d_backward(&dyf, &xf, &wd, &dxd[1], &dwd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+    _mlir_ciface_dxrt_conv2d_backward_bf16dy(&dyb, &xf, &wd, &dxd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(dx[0], dx[1]) && same_bits(dw[0], dw[1])) << "backward dy";
+    _mlir_ciface_dxrt_conv2d_backward_bf16xdy(&dyb, &xb, &wd, &dxd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(dx[0], dx[1]) && same_bits(dw[0], dw[1])) << "backward x and dy";
+    // _forward_grad_weight: y = conv(x, w) and dw from dy, here with x the
+    // transposed convolution's gradient and dy its input.
+    std::vector<float> y[2] = {std::vector<float>(dy.wide.size()), std::vector<float>(dy.wide.size())};
+    dxrt_memref4 yd[2] = {desc<dxrt_memref4>(y[0], {n, f, ho, wo}), desc<dxrt_memref4>(y[1], {n, f, ho, wo})};
+    _mlir_ciface_dxrt_conv2d_forward_grad_weight(&xf, &wd, &dyf, &yd[1], &dwd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+    _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16dy(&xf, &wd, &dyb, &yd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(y[0], y[1]) && same_bits(dw[0], dw[1])) << "forward_grad_weight dy";
+    _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16xdy(&xb, &wd, &dyb, &yd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(same_bits(y[0], y[1]) && same_bits(dw[0], dw[1])) << "forward_grad_weight x and dy";
+    return;
+  }
+  auto xb = desc<dxrt_memref5_bf16>(x.bits, {n, c / b, h, w, b});
+  auto dyb = desc<dxrt_memref5_bf16>(dy.bits, {n, f / b, ho, wo, b});
+  auto xf = desc<dxrt_memref5>(x.wide, {n, c / b, h, w, b}), dyf = desc<dxrt_memref5>(dy.wide, {n, f / b, ho, wo, b});
+  dxrt_memref5 dxd[2] = {desc<dxrt_memref5>(dx[0], {n, c / b, h, w, b}),
+                         desc<dxrt_memref5>(dx[1], {n, c / b, h, w, b})};
+  _mlir_ciface_dxrt_conv2d_grad_input_blocked_bf16dy(&dyb, &wd, &dxd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_input_blocked(&dyf, &wd, &dxd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_TRUE(same_bits(dx[0], dx[1])) << "grad_input";
+  _mlir_ciface_dxrt_conv2d_grad_weight_blocked(&dyf, &xf, &dwd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16dy(&dyb, &xf, &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_TRUE(same_bits(dw[0], dw[1])) << "grad_weight dy";
+  _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16xdy(&dyb, &xb, &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_TRUE(same_bits(dw[0], dw[1])) << "grad_weight x and dy";
+  fresh();
+  _mlir_ciface_dxrt_conv2d_backward_blocked(&dyf, &xf, &wd, &dxd[1], &dwd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_backward_blocked_bf16dy(&dyb, &xf, &wd, &dxd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_TRUE(same_bits(dx[0], dx[1]) && same_bits(dw[0], dw[1])) << "backward dy";
+  _mlir_ciface_dxrt_conv2d_backward_blocked_bf16xdy(&dyb, &xb, &wd, &dxd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1, 1);
+  EXPECT_TRUE(same_bits(dx[0], dx[1]) && same_bits(dw[0], dw[1])) << "backward x and dy";
+  std::vector<float> y[2] = {std::vector<float>(dy.wide.size()), std::vector<float>(dy.wide.size())};
+  dxrt_memref5 yd[2] = {desc<dxrt_memref5>(y[0], {n, f / b, ho, wo, b}),
+                        desc<dxrt_memref5>(y[1], {n, f / b, ho, wo, b})};
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked(&xf, &wd, &dyf, &yd[1], &dwd[1], s, s, 1, 1, 1, 1, 1, 1, 1);
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16dy(&xf, &wd, &dyb, &yd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1,
+                                                              1);
+  EXPECT_TRUE(same_bits(y[0], y[1]) && same_bits(dw[0], dw[1])) << "forward_grad_weight dy";
+  _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16xdy(&xb, &wd, &dyb, &yd[0], &dwd[0], s, s, 1, 1, 1, 1, 1, 1,
+                                                               1);
+  EXPECT_TRUE(same_bits(y[0], y[1]) && same_bits(dw[0], dw[1])) << "forward_grad_weight x and dy";
+}
+
+TEST_P(Bf16Inputs, ConvolutionNchwBf16Dy) {
+  for (int64_t c : {int64_t(1), int64_t(16)}) { // 1: the direct kernel's geometry (weight gradient)
+    SCOPED_TRACE(c);
+    check_dy_twins(4, c, 10, 10, 32, 1, 0);
+  }
+}
+
+TEST_P(Bf16Inputs, ConvolutionBlockedBf16Dy) {
+  for (int64_t b : {int64_t(16), int64_t(8), int64_t(1)}) {
+    SCOPED_TRACE(b);
+    check_dy_twins(2, 32, 9, 9, 16, 2, b);
+  }
+}
+
+// The point of a bf16 x or dy on oneDNN: where the primitive computes in its
+// layout, an fp32 operand is reordered (rounded) into a bf16 copy and a bf16
+// one is read as it is; in another layout both are reordered.
 TEST(Bf16InputsOnednn, ReadsBf16WithoutReorder) {
   if (!dxrt::cpu_has_bf16()) GTEST_SKIP() << "this CPU has no AVX512_BF16 / AMX-BF16";
   dxrt::set_matmul_precision("test", "bf16");
@@ -189,6 +303,15 @@ TEST(Bf16InputsOnednn, ReadsBf16WithoutReorder) {
       // bf16 means AVX-512 (AVX512_BF16 or AMX), where oneDNN computes in
       // blocks of 16: an x in blocks of 8 is reordered either way.
       EXPECT_EQ(bf, block == 0 ? f32 - 1 : f32) << "direction " << int(dir) << ", blocked " << sides;
+    }
+    // dy in bf16: the input and the weight gradient read it.
+    for (dxrt::ConvDir dir : {dxrt::ConvDir::kGradInput, dxrt::ConvDir::kGradWeight}) {
+      const int f32 = dxrt::conv2d_onednn_reorders(dir, g, sides),
+                bf = dxrt::conv2d_onednn_reorders(dir, g, sides | dxrt::kYSideBf16);
+      if (f32 < 0 || std::strcmp(dxrt::conv2d_onednn_impl(dir, g, sides),
+                                 dxrt::conv2d_onednn_impl(dir, g, sides | dxrt::kYSideBf16)) != 0)
+        continue;
+      EXPECT_EQ(bf, block == 0 ? f32 - 1 : f32) << "dy, direction " << int(dir) << ", blocked " << sides;
     }
   }
   dxrt::set_matmul_precision("test", "fp32");

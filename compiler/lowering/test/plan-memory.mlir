@@ -204,3 +204,34 @@ func.func @dx_train_step(%batch: i64) {
   memref.dealloc %b : memref<?x3xf32>
   return
 }
+
+// -----
+
+// Largest first alone packs these four into 512 bytes: d (256) at 0, a (192)
+// at 0 beside it in time, b (192) above a, and c (128) above both b and d.
+// The most bytes live at one time are 384 (a with b, or c with d), and
+// another greedy order reaches that (PackBuffers.cpp): the plan keeps it.
+// CHECK-LABEL: func.func @dx_train_step(
+// CHECK-SAME: dx.workspace_fixed_bytes = 384 : i64
+func.func @dx_train_step(%batch: i64) -> f32 {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 1.0 : f32
+  %a = memref.alloc() {alignment = 64 : i64} : memref<48xf32>
+  memref.store %cst, %a[%c0] : memref<48xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<48xf32>
+  memref.store %cst, %b[%c0] : memref<48xf32>
+  %va = memref.load %a[%c0] : memref<48xf32>
+  memref.dealloc %a : memref<48xf32>
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32xf32>
+  memref.store %va, %c[%c0] : memref<32xf32>
+  %vb = memref.load %b[%c0] : memref<48xf32>
+  memref.dealloc %b : memref<48xf32>
+  %d = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  memref.store %vb, %d[%c0] : memref<64xf32>
+  %vd = memref.load %d[%c0] : memref<64xf32>
+  memref.dealloc %d : memref<64xf32>
+  %vc = memref.load %c[%c0] : memref<32xf32>
+  memref.dealloc %c : memref<32xf32>
+  %s = arith.addf %vc, %vd : f32
+  return %s : f32
+}

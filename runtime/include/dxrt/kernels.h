@@ -121,13 +121,16 @@ void _mlir_ciface_dxrt_pool_grad_blocked(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt
 void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *x, dxrt_memref5 *y);
 void _mlir_ciface_dxrt_blocked_to_nchw(dxrt_memref5 *x, dxrt_memref4 *y);
 
-/* bf16 precision's saved product inputs (dxc's dx-bf16-product-inputs,
- * docs/codegen.md): the activation x of a dense layer or 2-D convolution
- * that only products read is stored in bf16 (the bits of a float's upper
- * half, rounded as the products round their inputs: to nearest even, NaN
- * quiet, denormals to zero). These are the kernels above with x in bf16
- * and everything else fp32: the same values as those kernels given x as
- * floats, since rounding an already-rounded x changes nothing. */
+/* bf16 precision's product inputs held in bf16 (dxc's
+ * dx-bf16-product-inputs, docs/codegen.md): an activation x, or a gradient
+ * dy, of a dense layer or 2-D convolution that only products read is stored
+ * in bf16 (the bits of a float's upper half, rounded as the products round
+ * their inputs: to nearest even, NaN quiet, denormals to zero). These are
+ * the kernels above with x (_bf16x), dy (_bf16dy) or both (_bf16xdy) in
+ * bf16 and everything else fp32: the same values as those kernels given
+ * the operands as floats, since rounding an already-rounded value changes
+ * nothing. (The dy of _forward_grad_weight is a transposed convolution's
+ * input.) */
 typedef struct {
   uint16_t *allocated;
   uint16_t *aligned;
@@ -183,6 +186,61 @@ void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16x(dxrt_memref5_bf1
                                                                 int64_t sh, int64_t sw, int64_t pt, int64_t pb,
                                                                 int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
                                                                 int64_t groups);
+
+void _mlir_ciface_dxrt_dense_grad_input_bf16dy(dxrt_memref2_bf16 *dy, dxrt_memref2 *w, dxrt_memref2 *dx);
+void _mlir_ciface_dxrt_dense_grad_weight_bf16dy(dxrt_memref2_bf16 *dy, dxrt_memref2 *x, dxrt_memref2 *dw);
+void _mlir_ciface_dxrt_dense_grad_weight_bf16xdy(dxrt_memref2_bf16 *dy, dxrt_memref2_bf16 *x, dxrt_memref2 *dw);
+void _mlir_ciface_dxrt_conv2d_grad_input_bf16dy(dxrt_memref4_bf16 *dy, dxrt_memref4 *w, dxrt_memref4 *dx, int64_t sh,
+                                                int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight_bf16dy(dxrt_memref4_bf16 *dy, dxrt_memref4 *x, dxrt_memref4 *dw, int64_t sh,
+                                                 int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                 int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight_bf16xdy(dxrt_memref4_bf16 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *dw,
+                                                  int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                  int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_backward_bf16dy(dxrt_memref4_bf16 *dy, dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4 *dx,
+                                              dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                              int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_backward_bf16xdy(dxrt_memref4_bf16 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *w,
+                                               dxrt_memref4 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt,
+                                               int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
+                                               int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16dy(dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4_bf16 *dy,
+                                                         dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                         int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                         int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16xdy(dxrt_memref4_bf16 *x, dxrt_memref4 *w, dxrt_memref4_bf16 *dy,
+                                                          dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                          int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                          int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_input_blocked_bf16dy(dxrt_memref5_bf16 *dy, dxrt_memref4 *w, dxrt_memref5 *dx,
+                                                        int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                        int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16dy(dxrt_memref5_bf16 *dy, dxrt_memref5 *x, dxrt_memref4 *dw,
+                                                         int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                         int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_grad_weight_blocked_bf16xdy(dxrt_memref5_bf16 *dy, dxrt_memref5_bf16 *x, dxrt_memref4 *dw,
+                                                          int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                          int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16dy(dxrt_memref5_bf16 *dy, dxrt_memref5 *x, dxrt_memref4 *w,
+                                                      dxrt_memref5 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                      int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                      int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_backward_blocked_bf16xdy(dxrt_memref5_bf16 *dy, dxrt_memref5_bf16 *x, dxrt_memref4 *w,
+                                                       dxrt_memref5 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                       int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                       int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16dy(dxrt_memref5 *x, dxrt_memref4 *w,
+                                                                 dxrt_memref5_bf16 *dy, dxrt_memref5 *y,
+                                                                 dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt,
+                                                                 int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                                 int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16xdy(dxrt_memref5_bf16 *x, dxrt_memref4 *w,
+                                                                  dxrt_memref5_bf16 *dy, dxrt_memref5 *y,
+                                                                  dxrt_memref4 *dw, int64_t sh, int64_t sw, int64_t pt,
+                                                                  int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                                  int64_t ddw, int64_t groups);
 
 /* 3-D convolution, x [N, C, D, H, W], w [F, C/groups, KD, KH, KW],
  * y [N, F, DO, HO, WO], stride (sd, sh, sw), padding (front, back, top,
