@@ -190,25 +190,21 @@ void redirect(mlir::func::CallOp call, llvm::ArrayRef<std::pair<unsigned, Value>
   const ProductKernel *k = productKernel(call.getCallee());
   llvm::SmallVector<Value> args(call.getOperands());
   llvm::SmallVector<unsigned> which;
-  for (auto [i, v] : bf16Args)
-    args[i] = v, which.push_back(i);
+  for (auto [i, v] : bf16Args) args[i] = v, which.push_back(i);
   OpBuilder b(call);
   const std::string name = twinName(*k, which);
   b.create<mlir::func::CallOp>(
       call.getLoc(), lower::kernelDeclaration(call->getParentOfType<mlir::ModuleOp>(), call.getLoc(), name, args),
       args);
   llvm::SmallVector<Value> old;
-  for (auto [i, v] : bf16Args)
-    old.push_back(call.getOperand(i));
+  for (auto [i, v] : bf16Args) old.push_back(call.getOperand(i));
   call.erase();
   for (Value v : old) {
     auto cast = v.getDefiningOp<mlir::memref::CastOp>();
-    if (!cast || !cast->use_empty())
-      continue;
+    if (!cast || !cast->use_empty()) continue;
     auto tm = cast.getSource().getDefiningOp<mlir::bufferization::ToMemrefOp>();
     cast.erase();
-    if (tm && tm->use_empty())
-      tm.erase();
+    if (tm && tm->use_empty()) tm.erase();
   }
 }
 
@@ -250,16 +246,13 @@ mlir::linalg::GenericOp fusableProducer(Value t, llvm::ArrayRef<mlir::Operation 
   stale = false;
   Value v = t;
   while (mlir::Operation *def = v.getDefiningOp()) {
-    if (!mlir::isa<mlir::tensor::CollapseShapeOp, mlir::tensor::ExpandShapeOp>(def))
-      break;
+    if (!mlir::isa<mlir::tensor::CollapseShapeOp, mlir::tensor::ExpandShapeOp>(def)) break;
     reshapes.push_back(def);
     v = def->getOperand(0);
-    if (!v.hasOneUse())
-      return {};
+    if (!v.hasOneUse()) return {};
   }
   auto g = v.getDefiningOp<mlir::linalg::GenericOp>();
-  if (!g)
-    return {};
+  if (!g) return {};
   stale = llvm::is_contained(rewritten, g.getOperation());
   if (stale || g.payloadUsesValueFromOperand(g.getDpsInitOperand(mlir::cast<mlir::OpResult>(v).getResultNumber())))
     return {};
@@ -272,8 +265,7 @@ bool reshapeOfSharedTensor(Value t) {
   for (mlir::Operation *def = t.getDefiningOp();
        def && mlir::isa<mlir::tensor::CollapseShapeOp, mlir::tensor::ExpandShapeOp>(def);
        def = def->getOperand(0).getDefiningOp())
-    if (!def->getOperand(0).hasOneUse())
-      return true;
+    if (!def->getOperand(0).hasOneUse()) return true;
   return false;
 }
 
@@ -324,8 +316,7 @@ void roundTensor(Value t, Group &g, mlir::linalg::GenericOp generic, llvm::Array
              rounding->isBeforeInBlock(o.getOwner());
     });
   }
-  for (const Use &u : g.uses)
-    redirects[u.call].push_back({u.operand, bf16Argument(u, xb)});
+  for (const Use &u : g.uses) redirects[u.call].push_back({u.operand, bf16Argument(u, xb)});
 }
 
 // The value held as allocation a, written by one library call before the
@@ -361,8 +352,7 @@ void roundAlloc(mlir::memref::AllocOp a, mlir::func::CallOp producer, Group &g, 
   auto bf16Type = mlir::MemRefType::get(a.getType().getShape(), b.getBF16Type());
   auto ab = b.create<mlir::memref::AllocOp>(loc, bf16Type, a.getDynamicSizes(), a.getAlignmentAttr());
   roundingGeneric(b, loc, mlir::TypeRange{}, a, ab);
-  for (const Use &u : g.uses)
-    redirects[u.call].push_back({u.operand, bf16Argument(u, ab)});
+  for (const Use &u : g.uses) redirects[u.call].push_back({u.operand, bf16Argument(u, ab)});
 }
 
 struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::OperationPass<mlir::ModuleOp>> {
@@ -382,14 +372,11 @@ struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::Op
       llvm::MapVector<Value, Group> groups;
       fn.walk([&](mlir::func::CallOp call) {
         const ProductKernel *k = productKernel(call.getCallee());
-        if (!k)
-          return;
+        if (!k) return;
         for (auto [arg, kept] : {std::pair{k->xArg, k->xKept}, {k->dyArg, k->dyKept}}) {
-          if (arg < 0 || call.getNumOperands() <= unsigned(arg))
-            continue;
+          if (arg < 0 || call.getNumOperands() <= unsigned(arg)) continue;
           auto cast = call.getOperand(arg).getDefiningOp<mlir::memref::CastOp>();
-          if (!cast)
-            continue;
+          if (!cast) continue;
           Value src = cast.getSource();
           auto tm = src.getDefiningOp<mlir::bufferization::ToMemrefOp>();
           Group &g = groups[tm ? tm.getTensor() : src];
@@ -405,8 +392,7 @@ struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::Op
       llvm::SmallVector<mlir::Operation *> dead;
       for (auto &[key, g] : groups) {
         auto type = mlir::cast<mlir::ShapedType>(key.getType());
-        if (!type.getElementType().isF32())
-          continue;
+        if (!type.getElementType().isF32()) continue;
         // Where that was measured not to raise the step's peak memory. A
         // value kept from the forward pass to the backward pass holds half
         // the bytes; but a bf16 result cannot be written in place over the
@@ -419,16 +405,14 @@ struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::Op
         // peak of the microscopy CNN by 1.5 MiB and a ResNet-18's by 3.8, a
         // transposed convolution's input (kept, read as dy) that of atomfind
         // by 3.0 and the CVAE's by 1.0, for steps 1-2% faster.
-        if (g.keptAsDy || (!g.kept && !g.weightGradientsOnly))
-          continue;
+        if (g.keptAsDy || (!g.kept && !g.weightGradientsOnly)) continue;
         if (mlir::isa<mlir::RankedTensorType>(type)) {
           llvm::SmallVector<mlir::Operation *> reshapes;
           bool stale = false;
           mlir::linalg::GenericOp producer = fusableProducer(key, dead, reshapes, stale);
           // A generic yielding two such values is rebuilt for the first
           // only (key, its other result, has handed its uses on).
-          if (stale)
-            continue;
+          if (stale) continue;
           // A value kept for the backward pass halves its bytes; a
           // transient one pays where its producer can write bf16 (no fp32
           // write, no rounding reorder in the library).
@@ -446,8 +430,7 @@ struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::Op
             roundAlloc(a, producer, g, redirects);
         }
       }
-      for (auto &[call, args] : redirects)
-        redirect(mlir::cast<mlir::func::CallOp>(call), args);
+      for (auto &[call, args] : redirects) redirect(mlir::cast<mlir::func::CallOp>(call), args);
       for (mlir::Operation *op : dead) {
         if (!op->use_empty()) {
           op->emitError("dx-bf16-product-inputs: internal error: a rewritten producer still has readers");

@@ -25,16 +25,13 @@ int64_t place(std::vector<PackItem> &items, const std::vector<size_t> &order, bo
     PackItem &b = items[i];
     taken.clear();
     for (size_t j : placed)
-      if (overlapInTime(items[j], b))
-        taken.push_back({items[j].offset, items[j].offset + items[j].bytes});
+      if (overlapInTime(items[j], b)) taken.push_back({items[j].offset, items[j].offset + items[j].bytes});
     std::sort(taken.begin(), taken.end());
     int64_t off = 0, best = -1, bestGap = std::numeric_limits<int64_t>::max();
     for (auto [lo, hi] : taken) {
       if (off + b.bytes <= lo) {
-        if (!bestFit)
-          break;
-        if (lo - off < bestGap)
-          bestGap = lo - off, best = off;
+        if (!bestFit) break;
+        if (lo - off < bestGap) bestGap = lo - off, best = off;
       }
       off = std::max(off, hi);
     }
@@ -56,14 +53,12 @@ int64_t peakLiveBytes(const std::vector<PackItem> &items) {
     delta[b.last + 1] -= b.bytes;
   }
   int64_t live = 0, peak = 0;
-  for (auto [at, d] : delta)
-    peak = std::max(peak, live += d);
+  for (auto [at, d] : delta) peak = std::max(peak, live += d);
   return peak;
 }
 
 int64_t packBuffers(std::vector<PackItem> &items) {
-  if (items.empty())
-    return 0;
+  if (items.empty()) return 0;
   const int64_t bound = peakLiveBytes(items);
   std::vector<int64_t> bestOffsets;
   int64_t best = std::numeric_limits<int64_t>::max();
@@ -72,8 +67,7 @@ int64_t packBuffers(std::vector<PackItem> &items) {
     if (total < best) {
       best = total;
       bestOffsets.clear();
-      for (const PackItem &b : items)
-        bestOffsets.push_back(b.offset);
+      for (const PackItem &b : items) bestOffsets.push_back(b.offset);
     }
   };
   auto lifetime = [&](size_t i) { return int64_t(items[i].last - items[i].first) + 1; };
@@ -87,8 +81,7 @@ int64_t packBuffers(std::vector<PackItem> &items) {
   std::vector<size_t> order(items.size());
   for (const auto &key : keys)
     for (bool bestFit : {false, true}) {
-      if (best == bound)
-        break;
+      if (best == bound) break;
       std::iota(order.begin(), order.end(), size_t(0));
       std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
         const int64_t ka = key(a), kb = key(b);
@@ -105,15 +98,12 @@ int64_t packBuffers(std::vector<PackItem> &items) {
   for (size_t t = 0; t < tries && best > bound; ++t) {
     std::vector<std::pair<double, size_t>> jittered;
     std::uniform_real_distribution<double> jitter(1.0, 1.0 + 0.05 * double(t % 4));
-    for (size_t i = 0; i < n; ++i)
-      jittered.push_back({-double(items[i].bytes) * jitter(rng) - jitter(rng) * 1e-3, i});
+    for (size_t i = 0; i < n; ++i) jittered.push_back({-double(items[i].bytes) * jitter(rng) - jitter(rng) * 1e-3, i});
     std::sort(jittered.begin(), jittered.end());
-    for (size_t i = 0; i < n; ++i)
-      order[i] = jittered[i].second;
+    for (size_t i = 0; i < n; ++i) order[i] = jittered[i].second;
     tryOrder(order, t % 2 == 1);
   }
-  for (size_t i = 0; i < items.size(); ++i)
-    items[i].offset = bestOffsets[i];
+  for (size_t i = 0; i < items.size(); ++i) items[i].offset = bestOffsets[i];
   return best;
 }
 

@@ -101,11 +101,9 @@ bool lastUse(mlir::Value root, mlir::Block &block, const llvm::DenseMap<mlir::Op
 // bytes per sample for buffers that scale with the batch.
 int64_t place(std::vector<Buffer *> &bufs) {
   std::vector<PackItem> items;
-  for (Buffer *b : bufs)
-    items.push_back({alignUp(b->bytes), b->first, b->last, 0});
+  for (Buffer *b : bufs) items.push_back({alignUp(b->bytes), b->first, b->last, 0});
   const int64_t total = packBuffers(items);
-  for (size_t i = 0; i < bufs.size(); ++i)
-    bufs[i]->offset = items[i].offset;
+  for (size_t i = 0; i < bufs.size(); ++i) bufs[i]->offset = items[i].offset;
   return total;
 }
 

@@ -302,15 +302,12 @@ void backward_bf16(const char *k, const Operand5 &dyo, const Operand5 &xo, dxrt_
   // layout, else one each (the input gradient reads only dy in bf16).
   const int in = sides(k, dx, dy), wt = sides(k, x, dy), bf = bf16_sides(xo, dyo);
   if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, wt)) {
-    if (in == wt && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in | bf))
-      return;
+    if (in == wt && conv2d_backward_onednn(g, x.t.p, w.p, dy.t.p, dx.t.p, dw.p, in | bf)) return;
     if (in != wt && (!dyo.bf16 || conv2d_onednn_reads_bf16(ConvDir::kGradInput, g, in)) &&
         conv2d_onednn(ConvDir::kGradWeight, g, x.t.p, dw.p, dy.t.p, wt | bf)) {
       // A dy in bf16 has no fp32 path here: oneDNN, or the widened retry below.
-      if (!dyo.bf16)
-        return run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
-      if (conv2d_onednn(ConvDir::kGradInput, g, dx.t.p, w.p, dy.t.p, in | kYSideBf16))
-        return;
+      if (!dyo.bf16) return run(ConvDir::kGradInput, g, in, dx.t.p, w.p, dy.t.p);
+      if (conv2d_onednn(ConvDir::kGradInput, g, dx.t.p, w.p, dy.t.p, in | kYSideBf16)) return;
     }
   }
   dxrt_memref5 dyw = dyo.fp32(kSlotWideDy), xw = xo.fp32(kSlotWideX);

@@ -295,10 +295,8 @@ Descs user_descs(const ConvGeometry &g, int blocked) {
     return memory::desc(dims, blocked & bf16Bit ? memory::data_type::bf16 : memory::data_type::f32,
                         blocked & blockedBit ? b : tag::nchw);
   };
-  if (blocked & (kXSideBlocked | kXSideBf16))
-    d.x = side({g.n, g.c, g.h, g.w}, kXSideBlocked, kXSideBf16);
-  if (blocked & (kYSideBlocked | kYSideBf16))
-    d.y = side({g.n, g.f, g.ho, g.wo}, kYSideBlocked, kYSideBf16);
+  if (blocked & (kXSideBlocked | kXSideBf16)) d.x = side({g.n, g.c, g.h, g.w}, kXSideBlocked, kXSideBf16);
+  if (blocked & (kYSideBlocked | kYSideBf16)) d.y = side({g.n, g.f, g.ho, g.wo}, kYSideBlocked, kYSideBf16);
   return d;
 }
 

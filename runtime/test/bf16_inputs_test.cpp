@@ -203,8 +203,7 @@ void check_dy_twins(int64_t n, int64_t c, int64_t h, int64_t w, int64_t f, int64
   Bf16Tensor x = random_bf16(size_t(n * c * h * w), 14), dy = random_bf16(size_t(n * f * ho * wo), 15);
   std::vector<float> wt = random_floats(size_t(f * c * 9), 16);
   std::vector<float> dw[2], dx[2];
-  for (int i = 0; i < 2; ++i)
-    dw[i].assign(wt.size(), 0), dx[i].assign(x.wide.size(), 0);
+  for (int i = 0; i < 2; ++i) dw[i].assign(wt.size(), 0), dx[i].assign(x.wide.size(), 0);
   auto wd = desc<dxrt_memref4>(wt, {f, c, 3, 3});
   dxrt_memref4 dwd[2] = {desc<dxrt_memref4>(dw[0], {f, c, 3, 3}), desc<dxrt_memref4>(dw[1], {f, c, 3, 3})};
   auto fresh = [&] {
