@@ -413,13 +413,11 @@ struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::Op
           // A generic yielding two such values is rebuilt for the first
           // only (key, its other result, has handed its uses on).
           if (stale) continue;
-          // A value kept for the backward pass halves its bytes; a
-          // transient one pays where its producer can write bf16 (no fp32
-          // write, no rounding reorder in the library).
-          // A transient value only where its producer writes bf16 itself;
-          // any value only where the fp32 tensor dies: not a reshape of a
-          // tensor something else reads (a relu's output its mask reads
-          // too, before a flatten), which would keep both.
+          // A transient value only where its producer writes bf16 itself
+          // (no fp32 write, no rounding copy in the library); any value
+          // only where the fp32 tensor dies: not a reshape of a tensor
+          // something else reads (a relu's output its mask reads too,
+          // before a flatten), which would keep both.
           if (computedInStep(key) && tensorOnlyFeedsProducts(key, g) && (g.kept || producer) &&
               (producer || !reshapeOfSharedTensor(key)))
             roundTensor(key, g, producer, reshapes, redirects, dead);
