@@ -81,15 +81,12 @@ Value roundToBf16(OpBuilder &b, mlir::Location l, Value f) {
   return b.create<arith::BitcastOp>(l, b.getBF16Type(), half);
 }
 
-// One product call's operand: the call, the operand, whether the call reads
-// it in the backward pass having been computed in the forward (xKept /
-// dyKept), the memref.cast feeding it and the bufferization.to_memref under
-// that (null when the cast reads an allocation directly).
+// One product call's operand: the call, the operand, and the
+// bufferization.to_memref under the memref.cast feeding it (null when the
+// cast reads an allocation directly).
 struct Use {
   mlir::func::CallOp call;
   unsigned operand;
-  bool kept;
-  mlir::memref::CastOp cast;
   mlir::bufferization::ToMemrefOp toMemref;
 };
 
@@ -100,7 +97,7 @@ struct Use {
 // them.
 struct Group {
   llvm::SmallVector<Use> uses;
-  bool kept = false;               // some call reads it in the backward pass (Use::kept)
+  bool kept = false;               // some call reads it in the backward pass (xKept / dyKept)
   bool keptAsDy = false;           // ... as dy: a transposed convolution's input
   bool weightGradientsOnly = true; // every call is a weight gradient
 };
@@ -380,7 +377,7 @@ struct Bf16ProductInputsPass : mlir::PassWrapper<Bf16ProductInputsPass, mlir::Op
           Value src = cast.getSource();
           auto tm = src.getDefiningOp<mlir::bufferization::ToMemrefOp>();
           Group &g = groups[tm ? tm.getTensor() : src];
-          g.uses.push_back({call, unsigned(arg), kept, cast, tm});
+          g.uses.push_back({call, unsigned(arg), tm});
           g.kept |= kept;
           g.keptAsDy |= kept && arg == k->dyArg;
           g.weightGradientsOnly &= k->weightGradient;

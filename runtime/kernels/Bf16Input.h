@@ -61,6 +61,21 @@ template <class D, class B> ProductOperand<D> bf16_operand(const B *m, const cha
   return {bf16_alias<D>(m, kernel, arg), true};
 }
 
+// Stride, padding, dilation and groups of a convolution twin's call, as the
+// fp32 kernels take them, and the extern "C" parameter list and values that
+// carry them (Conv2d.cpp, Conv2dBlocked.cpp).
+struct ConvArgs {
+  int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
+};
+#define DXRT_CONV_ARGS                                                                                                 \
+  int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups
+#define DXRT_CONV_ARG_VALUES                                                                                           \
+  { sh, sw, pt, pb, pl, pr, dh, ddw, groups }
+inline ConvGeometry conv_geometry(const char *k, const Tensor4 &x, const Tensor4 &w, const Tensor4 &y,
+                                  const ConvArgs &a) {
+  return conv_geometry(k, x, w, y, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+}
+
 // The BlockedSides bits (Conv2d.h) of a twin's bf16 x and dy.
 template <class D> int bf16_sides(const ProductOperand<D> &x, const ProductOperand<D> &dy) {
   return (x.bf16 ? kXSideBf16 : 0) | (dy.bf16 ? kYSideBf16 : 0);

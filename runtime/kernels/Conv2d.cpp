@@ -164,18 +164,9 @@ namespace {
 
 using Operand4 = ProductOperand<dxrt_memref4>;
 
-// Stride, padding, dilation and groups of a twin's call, as the fp32 kernels take them.
-struct ConvArgs {
-  int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
-};
-
-ConvGeometry geometry(const char *k, const Tensor4 &x, const Tensor4 &w, const Tensor4 &y, const ConvArgs &a) {
-  return conv_geometry(k, x, w, y, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
-}
-
 void forward_bf16(const char *k, const Operand4 &xo, dxrt_memref4 *wd, dxrt_memref4 *yd, const ConvArgs &a) {
   Tensor4 x = view(&xo.d, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
-  ConvGeometry g = geometry(k, x, w, y, a);
+  ConvGeometry g = conv_geometry(k, x, w, y, a);
   if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) &&
       conv2d_onednn(ConvDir::kForward, g, x.p, w.p, y.p, kXSideBf16))
     return;
@@ -185,7 +176,7 @@ void forward_bf16(const char *k, const Operand4 &xo, dxrt_memref4 *wd, dxrt_memr
 
 void grad_input_bf16(const char *k, const Operand4 &dyo, dxrt_memref4 *wd, dxrt_memref4 *dxd, const ConvArgs &a) {
   Tensor4 dy = view(&dyo.d, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
-  ConvGeometry g = geometry(k, dx, w, dy, a);
+  ConvGeometry g = conv_geometry(k, dx, w, dy, a);
   if (conv2d_onednn_reads_bf16(ConvDir::kGradInput, g, 0) &&
       conv2d_onednn(ConvDir::kGradInput, g, dx.p, w.p, dy.p, kYSideBf16))
     return;
@@ -195,7 +186,7 @@ void grad_input_bf16(const char *k, const Operand4 &dyo, dxrt_memref4 *wd, dxrt_
 
 void grad_weight_bf16(const char *k, const Operand4 &dyo, const Operand4 &xo, dxrt_memref4 *dwd, const ConvArgs &a) {
   Tensor4 dy = view(&dyo.d, k, "dy"), x = view(&xo.d, k, "x"), dw = view(dwd, k, "dw");
-  ConvGeometry g = geometry(k, x, dw, dy, a);
+  ConvGeometry g = conv_geometry(k, x, dw, dy, a);
   if (conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
       conv2d_onednn(ConvDir::kGradWeight, g, x.p, dw.p, dy.p, bf16_sides(xo, dyo)))
     return;
@@ -207,7 +198,7 @@ void backward_bf16(const char *k, const Operand4 &dyo, const Operand4 &xo, dxrt_
                    dxrt_memref4 *dwd, const ConvArgs &a) {
   Tensor4 dy = view(&dyo.d, k, "dy"), x = view(&xo.d, k, "x"), w = view(wd, k, "w"), dx = view(dxd, k, "dx"),
           dw = view(dwd, k, "dw");
-  ConvGeometry g = geometry(k, x, w, dy, a);
+  ConvGeometry g = conv_geometry(k, x, w, dy, a);
   DXRT_KERNEL_CHECK(same_shape(dx, x), k, str("dx is ", shape(dx), " but x is ", shape(x)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   // As conv2d_backward_run: one oneDNN call for both unless the weight
@@ -223,7 +214,7 @@ void forward_grad_weight_bf16(const char *k, const Operand4 &xo, dxrt_memref4 *w
                               dxrt_memref4 *yd, dxrt_memref4 *dwd, const ConvArgs &a) {
   Tensor4 x = view(&xo.d, k, "x"), w = view(wd, k, "w"), dy = view(&dyo.d, k, "dy"), y = view(yd, k, "y"),
           dw = view(dwd, k, "dw");
-  ConvGeometry g = geometry(k, x, w, y, a);
+  ConvGeometry g = conv_geometry(k, x, w, y, a);
   DXRT_KERNEL_CHECK(same_shape(dy, y), k, str("dy is ", shape(dy), " but y is ", shape(y)));
   DXRT_KERNEL_CHECK(same_shape(dw, w), k, str("dw is ", shape(dw), " but w is ", shape(w)));
   if (conv2d_onednn_reads_bf16(ConvDir::kForward, g, 0) && conv2d_onednn_reads_bf16(ConvDir::kGradWeight, g, 0) &&
@@ -238,11 +229,6 @@ Operand4 f32(dxrt_memref4 *m, const char *k, const char *arg) { return fp32_oper
 Operand4 bf16(dxrt_memref4_bf16 *m, const char *k, const char *arg) { return bf16_operand<dxrt_memref4>(m, k, arg); }
 
 } // namespace
-
-#define DXRT_CONV_ARGS                                                                                                 \
-  int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups
-#define DXRT_CONV_ARG_VALUES                                                                                           \
-  { sh, sw, pt, pb, pl, pr, dh, ddw, groups }
 
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
                                                        DXRT_CONV_ARGS) {
@@ -314,8 +300,6 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_bf16xdy(dxrt_memref
   forward_grad_weight_bf16(k, bf16(xd, k, "x"), wd, bf16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
 }
 
-#undef DXRT_CONV_ARGS
-#undef DXRT_CONV_ARG_VALUES
 
 // ---- 3-D: the same dispatch on a geometry with a depth axis ----
 

@@ -247,13 +247,8 @@ namespace {
 
 using Operand5 = ProductOperand<dxrt_memref5>;
 
-// Stride, padding, dilation and groups of a twin's call, as the fp32 kernels take them.
-struct ConvArgs {
-  int64_t sh, sw, pt, pb, pl, pr, dh, dw, groups;
-};
-
 ConvGeometry geometry(const char *k, const Tensor4 &x, const dxrt_memref4 *wd, const Tensor4 &y, const ConvArgs &a) {
-  return geometry(k, x, wd, y, a.sh, a.sw, a.pt, a.pb, a.pl, a.pr, a.dh, a.dw, a.groups);
+  return conv_geometry(k, x, view(wd, k, "w"), y, a);
 }
 
 void forward_bf16(const char *k, const Operand5 &xo, dxrt_memref4 *wd, dxrt_memref5 *yd, const ConvArgs &a) {
@@ -337,11 +332,6 @@ Operand5 bf16(dxrt_memref5_bf16 *m, const char *k, const char *arg) { return bf1
 
 } // namespace
 
-#define DXRT_CONV_ARGS                                                                                                 \
-  int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh, int64_t ddw, int64_t groups
-#define DXRT_CONV_ARG_VALUES                                                                                           \
-  { sh, sw, pt, pb, pl, pr, dh, ddw, groups }
-
 extern "C" void _mlir_ciface_dxrt_conv2d_forward_blocked_bf16x(dxrt_memref5_bf16 *xd, dxrt_memref4 *wd,
                                                                dxrt_memref5 *yd, DXRT_CONV_ARGS) {
   const char *k = "dxrt_conv2d_forward_blocked_bf16x";
@@ -414,8 +404,6 @@ extern "C" void _mlir_ciface_dxrt_conv2d_forward_grad_weight_blocked_bf16xdy(dxr
   forward_grad_weight_bf16(k, bf16(xd, k, "x"), wd, bf16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
 }
 
-#undef DXRT_CONV_ARGS
-#undef DXRT_CONV_ARG_VALUES
 
 extern "C" void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *xd, dxrt_memref5 *yd) {
   const char *k = "dxrt_nchw_to_blocked";
