@@ -361,7 +361,11 @@ static mlir::LogicalResult runCudaPipeline(mlir::ModuleOp module, const CodegenO
   // CUDA_HOME; without it the math functions stay unresolved.
   setenv("CUDA_HOME", "/usr/local/cuda", /*overwrite=*/0);
   if (mlir::failed(checkGpuArchs(module, opts.gpuArchs))) return mlir::failure();
-  if (mlir::failed(runPasses(module, splitReductions(opts) + kBufferize + ", " + cudaKernelPipeline(opts.gpuArchs))))
+  // dx-bf16-product-inputs as on the CPU: the kernels that write a product's
+  // saved input write it in bf16, and cuBLAS/cuDNN read it as it is.
+  const std::string bf16Inputs = opts.bf16ProductInputs ? "dx-bf16-product-inputs, canonicalize, cse, " : "";
+  if (mlir::failed(runPasses(module, splitReductions(opts) + bf16Inputs + kBufferize + ", " +
+                                         cudaKernelPipeline(opts.gpuArchs))))
     return mlir::failure();
   if (opts.stopAfter == Stage::Ptx) {
     *text = collectPtx(module);
@@ -415,8 +419,8 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   // all-reduces gradients during the backward pass.
   const bool fuseReductions = opts.emulateGpu.empty() && !strict && !split && opts.fuseReductionLoops;
   // dx-bf16-product-inputs: bf16 precision keeps the products' saved inputs
-  // in bf16 (not under the GPU emulation: the CUDA target keeps them fp32).
-  const bool bf16Inputs = opts.bf16ProductInputs && opts.emulateGpu.empty();
+  // in bf16 (the CUDA target too, so also under the GPU emulation).
+  const bool bf16Inputs = opts.bf16ProductInputs;
   if (mlir::failed(runPasses(module, (split ? splitReductions(opts) : "") + (strict ? "dx-strip-fast-math, " : "") +
                                          (fuseReductions ? "dx-fuse-reduction-loops, canonicalize, cse, " : "") +
                                          (bf16Inputs ? "dx-bf16-product-inputs, canonicalize, cse, " : "") +

@@ -6,7 +6,7 @@
 
 namespace dx {
 
-// dx-bf16-product-inputs (CPU, bf16 precision): a value that only matrix
+// dx-bf16-product-inputs (bf16 precision; CPU and CUDA): a value that only matrix
 // products read is stored in bf16 instead of fp32: a convolution's or dense
 // layer's input x, or the gradient dy of its output. The products round
 // their inputs to bf16 anyway (runtime/kernels/Precision.h), so the values

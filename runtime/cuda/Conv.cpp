@@ -27,11 +27,20 @@
 // result. PyTorch's autocast on a GPU rounds the same way. Where cuDNN has
 // no bf16 algorithm for a shape, the plan runs fp32 on bf16-rounded copies
 // of the operands instead: the CPU's semantics, without tensor cores.
+//
+// The 2-D _bf16x / _bf16dy / _bf16xdy twins (kernels.h; dxc's
+// dx-bf16-product-inputs stores those operands in bf16) hand a bf16 x or dy
+// to a bf16 plan as it is: its bits are what the rounded copy would hold.
+// Where the plan needs fp32 (a zero-padded copy of x, a plan that computes
+// fp32 on rounded copies, fp32 precision) it is widened into the scratch
+// first, which is exact, so the twin gives its fp32 kernel's bits.
 #include "cuda/Check.h"
 #include "cuda/Context.h"
 #include "cuda/DeviceKernels.h"
 #include "cuda/Environment.h"
 #include "cuda/Kernel.h"
+#include "dxrt/cuda_kernels.h"
+#include "kernels/Bf16Input.h"
 #include "kernels/Descriptor.h"
 #include "kernels/Im2col.h"
 #include "kernels/Precision.h"
@@ -380,7 +389,10 @@ int pad_copy(const Geom &g, const Plan &p, const float *src, float *dst, int sig
 // (x side, w side, y side) as in runtime/kernels/Conv2d.h: kForward reads x
 // and w and writes y; kGradInput reads y (dy) and w and writes x (dx);
 // kGradWeight reads x and y (dy) and writes w (dw).
-void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y) {
+// x_bf16 / y_bf16: x (kForward, kGradWeight) or y (kGradInput, kGradWeight),
+// an input, holds bf16 bits (a twin's operand).
+void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y, bool x_bf16 = false,
+         bool y_bf16 = false) {
   Context &ctx = context();
   cudaStream_t s = ctx.stream;
   int64_t xn = g.n * g.c * g.volume(g.in), wn = g.f * g.cg * g.volume(g.k), yn = g.n * g.f * g.volume(g.out);
@@ -392,17 +404,36 @@ void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y) {
     return;
   }
   const Plan &p = plan(k, dir, g, matmul_precision() == Precision::kBf16);
-  // The scratch: the padded copy (fp32), the copies of x (padded), w and y
-  // that bf16 precision reads (bf16, or fp32 rounded to bf16), then cuDNN's
-  // workspace; each 256-byte aligned.
+  // A bf16 input that a bf16 plan reads where it is (x only unpadded), and
+  // one that is widened first.
+  const bool x_direct = x_bf16 && p.bf16 && !p.padded, y_direct = y_bf16 && p.bf16;
+  const bool x_widen = x_bf16 && !x_direct, y_widen = y_bf16 && !y_direct;
+  // The scratch: the widened bf16 inputs (fp32), the padded copy (fp32), the
+  // copies of x (padded), w and y that bf16 precision reads (bf16, or fp32
+  // rounded to bf16), then cuDNN's workspace; each 256-byte aligned.
   auto at256 = [](size_t bytes) { return (bytes + 255) & ~size_t(255); };
   const int64_t xpn = g.n * g.c * g.volume(p.xp);
   const bool copies = p.bf16 || p.rounds;
   const size_t esz = p.bf16 ? 2 : 4;
+  const size_t xw_bytes = x_widen ? at256(size_t(xn) * sizeof(float)) : 0,
+               yw_bytes = y_widen ? at256(size_t(yn) * sizeof(float)) : 0;
   const size_t pad_bytes = p.padded ? at256(size_t(xpn) * sizeof(float)) : 0;
-  const size_t xc_bytes = copies ? at256(size_t(xpn) * esz) : 0, wc_bytes = copies ? at256(size_t(wn) * esz) : 0,
-               yc_bytes = copies ? at256(size_t(yn) * esz) : 0;
-  char *base = static_cast<char *>(scratch(pad_bytes + xc_bytes + wc_bytes + yc_bytes + p.workspace + 1));
+  const size_t xc_bytes = copies && !x_direct ? at256(size_t(xpn) * esz) : 0,
+               wc_bytes = copies ? at256(size_t(wn) * esz) : 0,
+               yc_bytes = copies && !y_direct ? at256(size_t(yn) * esz) : 0;
+  char *base =
+      static_cast<char *>(scratch(xw_bytes + yw_bytes + pad_bytes + xc_bytes + wc_bytes + yc_bytes + p.workspace + 1));
+  if (x_widen) {
+    float *wide = reinterpret_cast<float *>(base);
+    DXRT_CUDA_CHECK(cuda::from_bf16(reinterpret_cast<const uint16_t *>(x), wide, xn, s));
+    x = wide;
+  }
+  if (y_widen) {
+    float *wide = reinterpret_cast<float *>(base + xw_bytes);
+    DXRT_CUDA_CHECK(cuda::from_bf16(reinterpret_cast<const uint16_t *>(y), wide, yn, s));
+    y = wide;
+  }
+  base += xw_bytes + yw_bytes;
   float *xp = p.padded ? reinterpret_cast<float *>(base) : x;
   char *xcopy = base + pad_bytes, *wcopy = xcopy + xc_bytes, *ycopy = wcopy + wc_bytes;
   void *ws = p.workspace ? ycopy + yc_bytes : nullptr;
@@ -416,12 +447,12 @@ void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y) {
                            : cuda::round_to_bf16(src, reinterpret_cast<float *>(dst), n, s));
   };
   if (copies) {
-    if (dir != kGradInput) copy_in(xp, xcopy, xpn);
+    if (dir != kGradInput && !x_direct) copy_in(xp, xcopy, xpn);
     if (dir != kGradWeight) copy_in(w, wcopy, wn);
-    if (dir != kForward) copy_in(y, ycopy, yn);
-    if (dir != kGradInput || p.bf16) xc = xcopy;
+    if (dir != kForward && !y_direct) copy_in(y, ycopy, yn);
+    if (dir != kGradInput || p.bf16) xc = x_direct ? static_cast<void *>(x) : xcopy;
     if (dir != kGradWeight || p.bf16) wc = wcopy;
-    if (dir != kForward || p.bf16) yc = ycopy;
+    if (dir != kForward || p.bf16) yc = y_direct ? static_cast<void *>(y) : ycopy;
   }
   const uint16_t *x16 = reinterpret_cast<uint16_t *>(xcopy), *w16 = reinterpret_cast<uint16_t *>(wcopy),
                  *y16 = reinterpret_cast<uint16_t *>(ycopy);
@@ -444,54 +475,149 @@ void run(const char *k, Dir dir, const Geom &g, float *x, float *w, float *y) {
   }
 }
 
-} // namespace
+using Operand4 = ProductOperand<dxrt_memref4>;
 
-extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
-                                                      int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
-                                                      int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
-  const char *k = "dxrt_cuda_conv2d_forward";
-  Tensor4 x = view(xd, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
-  ConvGeometry g = conv_geometry(k, x, w, y, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  guard(k, [&] { run(k, kForward, from_geometry(g), x.p, w.p, y.p); });
+// The 2-D directions, each for its fp32 kernel and its twins: x and dy are
+// fp32 descriptors (ProductOperand, Bf16Input.h), over bf16 data where
+// flagged. Only their sizes and device pointers are read here.
+void forward(const char *k, const Operand4 &xo, dxrt_memref4 *wd, dxrt_memref4 *yd, const ConvArgs &a) {
+  Tensor4 x = view(&xo.d, k, "x"), w = view(wd, k, "w"), y = view(yd, k, "y");
+  ConvGeometry g = conv_geometry(k, x, w, y, a);
+  guard(k, [&] { run(k, kForward, from_geometry(g), x.p, w.p, y.p, xo.bf16, false); });
 }
 
-extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_input(dxrt_memref4 *dyd, dxrt_memref4 *wd, dxrt_memref4 *dxd,
-                                                         int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
-                                                         int64_t pr, int64_t dh, int64_t dw, int64_t groups) {
-  const char *k = "dxrt_cuda_conv2d_grad_input";
-  Tensor4 dy = view(dyd, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
-  ConvGeometry g = conv_geometry(k, dx, w, dy, sh, sw, pt, pb, pl, pr, dh, dw, groups);
-  guard(k, [&] { run(k, kGradInput, from_geometry(g), dx.p, w.p, dy.p); });
+void grad_input(const char *k, const Operand4 &dyo, dxrt_memref4 *wd, dxrt_memref4 *dxd, const ConvArgs &a) {
+  Tensor4 dy = view(&dyo.d, k, "dy"), w = view(wd, k, "w"), dx = view(dxd, k, "dx");
+  ConvGeometry g = conv_geometry(k, dx, w, dy, a);
+  guard(k, [&] { run(k, kGradInput, from_geometry(g), dx.p, w.p, dy.p, false, dyo.bf16); });
 }
 
-extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *dwd,
-                                                          int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
-                                                          int64_t pr, int64_t dh, int64_t ddw, int64_t groups) {
-  const char *k = "dxrt_cuda_conv2d_grad_weight";
-  Tensor4 dy = view(dyd, k, "dy"), x = view(xd, k, "x"), dw = view(dwd, k, "dw");
-  ConvGeometry g = conv_geometry(k, x, dw, dy, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  guard(k, [&] { run(k, kGradWeight, from_geometry(g), x.p, dw.p, dy.p); });
+void grad_weight(const char *k, const Operand4 &dyo, const Operand4 &xo, dxrt_memref4 *dwd, const ConvArgs &a) {
+  Tensor4 dy = view(&dyo.d, k, "dy"), x = view(&xo.d, k, "x"), dw = view(dwd, k, "dw");
+  ConvGeometry g = conv_geometry(k, x, dw, dy, a);
+  guard(k, [&] { run(k, kGradWeight, from_geometry(g), x.p, dw.p, dy.p, xo.bf16, dyo.bf16); });
 }
 
 // Both gradients from one dy (the CPU kernel's twin: dxrt_conv2d_backward),
 // as the two calls above; cuDNN reads dy in place, so there is nothing to share.
-extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *wd,
-                                                       dxrt_memref4 *dxd, dxrt_memref4 *dwd, int64_t sh, int64_t sw,
-                                                       int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
-                                                       int64_t ddw, int64_t groups) {
-  _mlir_ciface_dxrt_cuda_conv2d_grad_input(dyd, wd, dxd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dyd, xd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+void backward(const char *k, const Operand4 &dyo, const Operand4 &xo, dxrt_memref4 *wd, dxrt_memref4 *dxd,
+              dxrt_memref4 *dwd, const ConvArgs &a) {
+  grad_input(k, dyo, wd, dxd, a);
+  grad_weight(k, dyo, xo, dwd, a);
 }
 
 // A convolution and a weight gradient of one x (the CPU kernel's twin:
 // dxrt_conv2d_forward_grad_weight), as the two calls; cuDNN reads x in place.
-extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight(dxrt_memref4 *xd, dxrt_memref4 *wd,
-                                                                  dxrt_memref4 *dyd, dxrt_memref4 *yd,
-                                                                  dxrt_memref4 *dwd, int64_t sh, int64_t sw,
-                                                                  int64_t pt, int64_t pb, int64_t pl, int64_t pr,
-                                                                  int64_t dh, int64_t ddw, int64_t groups) {
-  _mlir_ciface_dxrt_cuda_conv2d_forward(xd, wd, yd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
-  _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dyd, xd, dwd, sh, sw, pt, pb, pl, pr, dh, ddw, groups);
+void forward_grad_weight(const char *k, const Operand4 &xo, dxrt_memref4 *wd, const Operand4 &dyo, dxrt_memref4 *yd,
+                         dxrt_memref4 *dwd, const ConvArgs &a) {
+  forward(k, xo, wd, yd, a);
+  grad_weight(k, dyo, xo, dwd, a);
+}
+
+Operand4 f32(dxrt_memref4 *m, const char *k, const char *arg) { return fp32_operand(m, k, arg); }
+Operand4 b16(dxrt_memref4_bf16 *m, const char *k, const char *arg) { return bf16_operand<dxrt_memref4>(m, k, arg); }
+
+} // namespace
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
+                                                      DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_forward";
+  forward(k, f32(xd, k, "x"), wd, yd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_input(dxrt_memref4 *dyd, dxrt_memref4 *wd, dxrt_memref4 *dxd,
+                                                         DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_grad_input";
+  grad_input(k, f32(dyd, k, "dy"), wd, dxd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *dwd,
+                                                          DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_grad_weight";
+  grad_weight(k, f32(dyd, k, "dy"), f32(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward(dxrt_memref4 *dyd, dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                       dxrt_memref4 *dxd, dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_backward";
+  backward(k, f32(dyd, k, "dy"), f32(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight(dxrt_memref4 *xd, dxrt_memref4 *wd, dxrt_memref4 *dyd,
+                                                                  dxrt_memref4 *yd, dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_forward_grad_weight";
+  forward_grad_weight(k, f32(xd, k, "x"), wd, f32(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd, dxrt_memref4 *yd,
+                                                            DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_forward_bf16x";
+  forward(k, b16(xd, k, "x"), wd, yd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_input_bf16dy(dxrt_memref4_bf16 *dyd, dxrt_memref4 *wd,
+                                                                dxrt_memref4 *dxd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_grad_input_bf16dy";
+  grad_input(k, b16(dyd, k, "dy"), wd, dxd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd,
+                                                                dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_grad_weight_bf16x";
+  grad_weight(k, f32(dyd, k, "dy"), b16(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight_bf16dy(dxrt_memref4_bf16 *dyd, dxrt_memref4 *xd,
+                                                                 dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_grad_weight_bf16dy";
+  grad_weight(k, b16(dyd, k, "dy"), f32(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_grad_weight_bf16xdy(dxrt_memref4_bf16 *dyd, dxrt_memref4_bf16 *xd,
+                                                                  dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_grad_weight_bf16xdy";
+  grad_weight(k, b16(dyd, k, "dy"), b16(xd, k, "x"), dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward_bf16x(dxrt_memref4 *dyd, dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
+                                                             dxrt_memref4 *dxd, dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_backward_bf16x";
+  backward(k, f32(dyd, k, "dy"), b16(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward_bf16dy(dxrt_memref4_bf16 *dyd, dxrt_memref4 *xd,
+                                                              dxrt_memref4 *wd, dxrt_memref4 *dxd, dxrt_memref4 *dwd,
+                                                              DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_backward_bf16dy";
+  backward(k, b16(dyd, k, "dy"), f32(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_backward_bf16xdy(dxrt_memref4_bf16 *dyd, dxrt_memref4_bf16 *xd,
+                                                               dxrt_memref4 *wd, dxrt_memref4 *dxd, dxrt_memref4 *dwd,
+                                                               DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_backward_bf16xdy";
+  backward(k, b16(dyd, k, "dy"), b16(xd, k, "x"), wd, dxd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight_bf16x(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
+                                                                        dxrt_memref4 *dyd, dxrt_memref4 *yd,
+                                                                        dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_forward_grad_weight_bf16x";
+  forward_grad_weight(k, b16(xd, k, "x"), wd, f32(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight_bf16dy(dxrt_memref4 *xd, dxrt_memref4 *wd,
+                                                                         dxrt_memref4_bf16 *dyd, dxrt_memref4 *yd,
+                                                                         dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_forward_grad_weight_bf16dy";
+  forward_grad_weight(k, f32(xd, k, "x"), wd, b16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
+}
+
+extern "C" void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight_bf16xdy(dxrt_memref4_bf16 *xd, dxrt_memref4 *wd,
+                                                                          dxrt_memref4_bf16 *dyd, dxrt_memref4 *yd,
+                                                                          dxrt_memref4 *dwd, DXRT_CONV_ARGS) {
+  const char *k = "dxrt_cuda_conv2d_forward_grad_weight_bf16xdy";
+  forward_grad_weight(k, b16(xd, k, "x"), wd, b16(dyd, k, "dy"), yd, dwd, DXRT_CONV_ARG_VALUES);
 }
 
 extern "C" void _mlir_ciface_dxrt_cuda_conv3d_forward(dxrt_memref5 *xd, dxrt_memref5 *wd, dxrt_memref5 *yd,

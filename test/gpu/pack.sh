@@ -13,6 +13,7 @@
 #                                 trajectory_flags
 #   mlp_bf16_gpu.xz,              the same two Fashion-MNIST nets compiled
 #   cnn_bf16_gpu.xz               with --precision bf16 (run.sh step 7)
+#   cnn_bf16wide_gpu.xz           the CNN's bf16 build with --fp32-product-inputs
 #   ref_{mlp,cnn}_bf16_cpu.jsonl  their CPU bf16 twins' logs of the same
 #                                 trajectory; on a CPU without bf16
 #                                 instructions, ref_{mlp,cnn}_bf16_cpu.skipped
@@ -83,6 +84,13 @@ for m in mlp cnn; do
     exit 1
   fi
 done
+# The CNN's bf16 build with the activations that only products read kept
+# in fp32 (--fp32-product-inputs, as before dx-bf16-product-inputs ran for
+# CUDA): run.sh step 7 requires the same bits as cnn_bf16_gpu's bf16 storage.
+build/compiler/dxc compile examples/fashion-mnist/cnn.dx --target=cuda --gpu-arch=sm_90 --precision bf16 \
+  --fp32-product-inputs -o "$tmp/cnn_bf16wide_gpu"
+strip -o "$out/cnn_bf16wide_gpu" "$tmp/cnn_bf16wide_gpu"
+xz -T1 -6 -f "$out/cnn_bf16wide_gpu"
 # The MLP with reductions split only from 1024 elements per output (the
 # default is 64, compiler/lowering/SplitReductions.cpp): run.sh times both.
 build/compiler/dxc compile examples/fashion-mnist/mlp.dx --target=cuda --gpu-arch=sm_90 --split-reductions=1024 \

@@ -32,7 +32,8 @@
 #   7. bf16 (--precision bf16 builds of the Fashion-MNIST MLP and CNN): CPU
 #      vs GPU loss trajectories over step 3's 50 steps, 3e-2 relative per
 #      step (the CNN's first 3 steps; why below), the final loss against
-#      step 3's GPU fp32 run; and their throughput against PyTorch's bf16
+#      step 3's GPU fp32 run; the CNN's bf16 storage against fp32 storage,
+#      the same bits; and their throughput against PyTorch's bf16
 #      autocast on this GPU, batch 64 and 512, with the bf16 / fp32 speed-up
 #      ($OUT/throughput_bf16.md)
 # Each program runs under `timeout $DX_GPU_TIMEOUT` (seconds, default 300): a
@@ -370,6 +371,50 @@ for m in mlp cnn; do
   python3 test/gpu/bf16_trajectory_check.py "$ref" "$OUT/${m}_bf16_gpu.jsonl" "$m" "$gate" "$bf16_limit" \
     "$OUT/${m}_gpu.jsonl" "build/gpu/ref_${m}_cpu.jsonl" || fail=1
 done
+
+# (a2) bf16 storage on the GPU: the CNN's bf16 build stores the activations
+# and the gradient that only products read in bf16 (generated kernels write
+# 16-bit values; the _bf16x/_bf16dy twins hand them to cuBLAS and cuDNN as
+# they are); cnn_bf16wide_gpu keeps them in fp32 and rounds copies. The
+# products read the same bits either way, so the two trajectories must be
+# the same bits, step by step. Both runs prefer the same deterministic
+# cuDNN algorithms (step 2b's variables), so that cudnnFind's timings cannot
+# choose differently; DXRT_CUDA_CONV_LOG=1 records the choices in the logs.
+narrow=$(unpack cnn_bf16_gpu) || narrow=
+wide=$(unpack cnn_bf16wide_gpu) || wide=
+if [ -z "$narrow" ] || [ -z "$wide" ]; then
+  echo "FAIL: build/gpu/cnn_bf16_gpu.xz or cnn_bf16wide_gpu.xz missing: run test/gpu/pack.sh"
+  fail=1
+else
+  storage_ok=1
+  for b in narrow wide; do
+    exe=$narrow
+    [ $b = wide ] && exe=$wide
+    # shellcheck disable=SC2046
+    env DXRT_CUDA_CONV_FWD_ALGO=1 DXRT_CUDA_CONV_BWD_DATA_ALGO=1 DXRT_CUDA_CONV_BWD_FILTER_ALGO=1 DXRT_CUDA_CONV_LOG=1 \
+      timeout "$limit" "$exe" $(cat build/gpu/trajectory_flags) --log "$OUT/cnn_bf16_storage_$b.jsonl" \
+      >"$OUT/cnn_bf16_storage_$b.out" 2>&1 ||
+      { echo "FAIL: the CNN's bf16 build ($b storage) exited with $? (log: $OUT/cnn_bf16_storage_$b.out)"; storage_ok=0; }
+  done
+  if [ $storage_ok = 1 ]; then
+    python3 - "$OUT/cnn_bf16_storage_narrow.jsonl" "$OUT/cnn_bf16_storage_wide.jsonl" "$OUT" <<'PY' || fail=1
+import json, sys
+def losses(p):  # every epoch's (= step's) train and eval loss, as logged
+    return [(r["train_loss"], r.get("val_loss")) for r in map(json.loads, open(p)) if r.get("event") == "epoch"]
+a, b = losses(sys.argv[1]), losses(sys.argv[2])
+differ = [i + 1 for i in range(min(len(a), len(b))) if a[i] != b[i]]
+if a and len(a) == len(b) and not differ:
+    print(f"cnn bf16 storage: the same bits as fp32 storage over {len(a)} steps: PASS")
+    sys.exit(0)
+print(f"FAIL: cnn bf16 storage: {len(a)} and {len(b)} steps, differing from step {differ[0] if differ else '-'}: "
+      f"bf16 {a[differ[0] - 1] if differ else '-'}, fp32 {b[differ[0] - 1] if differ else '-'} "
+      f"(cuDNN's choices: grep algo {sys.argv[3]}/cnn_bf16_storage_*.out)")
+sys.exit(1)
+PY
+  else
+    fail=1
+  fi
+fi
 
 # (b) Throughput of the bf16 builds against PyTorch's bf16 autocast on this
 # GPU, with step 4's protocol: 500 steps of the same network and batch (64

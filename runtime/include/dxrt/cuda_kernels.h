@@ -37,6 +37,56 @@ void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight(dxrt_memref4 *x, dxrt_mem
                                                        int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
                                                        int64_t ddw, int64_t groups);
 
+/* The bf16 twins of the kernels above (kernels.h: x, dy or both in bf16, as
+ * dxc's dx-bf16-product-inputs stores them): the fp32 kernel's result on the
+ * operands widened, with a bf16 operand handed to cuBLAS or cuDNN as it is
+ * wherever they read bf16. */
+void _mlir_ciface_dxrt_cuda_dense_forward_bf16x(dxrt_memref2_bf16 *x, dxrt_memref2 *w, dxrt_memref2 *y);
+void _mlir_ciface_dxrt_cuda_dense_grad_input_bf16dy(dxrt_memref2_bf16 *dy, dxrt_memref2 *w, dxrt_memref2 *dx);
+void _mlir_ciface_dxrt_cuda_dense_grad_weight_bf16x(dxrt_memref2 *dy, dxrt_memref2_bf16 *x, dxrt_memref2 *dw);
+void _mlir_ciface_dxrt_cuda_dense_grad_weight_bf16dy(dxrt_memref2_bf16 *dy, dxrt_memref2 *x, dxrt_memref2 *dw);
+void _mlir_ciface_dxrt_cuda_dense_grad_weight_bf16xdy(dxrt_memref2_bf16 *dy, dxrt_memref2_bf16 *x, dxrt_memref2 *dw);
+void _mlir_ciface_dxrt_cuda_conv2d_forward_bf16x(dxrt_memref4_bf16 *x, dxrt_memref4 *w, dxrt_memref4 *y, int64_t sh,
+                                                 int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                 int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_grad_input_bf16dy(dxrt_memref4_bf16 *dy, dxrt_memref4 *w, dxrt_memref4 *dx,
+                                                     int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                     int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_grad_weight_bf16x(dxrt_memref4 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *dw,
+                                                     int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                     int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_grad_weight_bf16dy(dxrt_memref4_bf16 *dy, dxrt_memref4 *x, dxrt_memref4 *dw,
+                                                      int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                      int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_grad_weight_bf16xdy(dxrt_memref4_bf16 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *dw,
+                                                       int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                                       int64_t pr, int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_backward_bf16x(dxrt_memref4 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *w,
+                                                  dxrt_memref4 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                  int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                  int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_backward_bf16dy(dxrt_memref4_bf16 *dy, dxrt_memref4 *x, dxrt_memref4 *w,
+                                                   dxrt_memref4 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                   int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                   int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_backward_bf16xdy(dxrt_memref4_bf16 *dy, dxrt_memref4_bf16 *x, dxrt_memref4 *w,
+                                                    dxrt_memref4 *dx, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                    int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                    int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight_bf16x(dxrt_memref4_bf16 *x, dxrt_memref4 *w, dxrt_memref4 *dy,
+                                                             dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                             int64_t pt, int64_t pb, int64_t pl, int64_t pr, int64_t dh,
+                                                             int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight_bf16dy(dxrt_memref4 *x, dxrt_memref4 *w, dxrt_memref4_bf16 *dy,
+                                                              dxrt_memref4 *y, dxrt_memref4 *dw, int64_t sh, int64_t sw,
+                                                              int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                              int64_t dh, int64_t ddw, int64_t groups);
+void _mlir_ciface_dxrt_cuda_conv2d_forward_grad_weight_bf16xdy(dxrt_memref4_bf16 *x, dxrt_memref4 *w,
+                                                               dxrt_memref4_bf16 *dy, dxrt_memref4 *y, dxrt_memref4 *dw,
+                                                               int64_t sh, int64_t sw, int64_t pt, int64_t pb,
+                                                               int64_t pl, int64_t pr, int64_t dh, int64_t ddw,
+                                                               int64_t groups);
+
 void _mlir_ciface_dxrt_cuda_conv3d_forward(dxrt_memref5 *x, dxrt_memref5 *w, dxrt_memref5 *y, int64_t sd,
                                            int64_t sh, int64_t sw, int64_t pf, int64_t pk, int64_t pt, int64_t pb,
                                            int64_t pl, int64_t pr, int64_t dd, int64_t dh, int64_t dw,

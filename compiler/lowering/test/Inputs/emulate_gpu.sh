@@ -8,14 +8,15 @@
 # epoch's losses. A kernel whose threads depend on each other (a race on the
 # GPU) shows as a difference between the orders; a kernel that computes
 # something else than the CPU's loop (a wrong index, a lost element) as a
-# difference from the CPU build.
+# difference from the CPU build. DXC_FLAGS (e.g. --precision bf16) go to
+# every compile.
 set -euo pipefail
 dxc=$1 model=$2 dir=$3
 shift 3
 rm -rf "$dir" && mkdir -p "$dir"
-"$dxc" compile "$model" --split-reductions --strict-fp -o "$dir/cpu"
+"$dxc" compile "$model" ${DXC_FLAGS:-} --split-reductions --strict-fp -o "$dir/cpu"
 for order in forward reverse odd-even; do
-  "$dxc" compile "$model" --emulate-gpu=$order -o "$dir/$order"
+  "$dxc" compile "$model" ${DXC_FLAGS:-} --emulate-gpu=$order -o "$dir/$order"
 done
 for build in cpu forward reverse odd-even; do
   if ! "$dir/$build" "$@" --checkpoint-every 0 --log "$dir/$build.jsonl" --export "$dir/export-$build" \
