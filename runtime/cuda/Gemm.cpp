@@ -6,7 +6,7 @@
 // In bf16 precision (kernels/Precision.h) A and B are rounded to bf16 copies
 // in the scratch (the CPU's rounding, Bf16Kernels.cu) and cublasGemmEx
 // multiplies them on the tensor cores with fp32 accumulation into the fp32
-// C: the CPU's semantics (GemmBf16.cpp), up to the order of summation.
+// C: the CPU's semantics (Matmul.cpp), up to the order of summation.
 //
 // The _bf16x / _bf16dy / _bf16xdy twins (kernels.h; dxc's
 // dx-bf16-product-inputs stores those operands in bf16) hand a bf16 operand

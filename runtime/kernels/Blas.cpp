@@ -29,6 +29,10 @@ bool use_openblas() {
   return openblas;
 }
 
+// The fewest rows of A at which sgemm() runs C = A B^T on oneDNN's matmul
+// primitive rather than its sgemm (Matmul.cpp).
+constexpr int64_t kMatmulMinRows = 16;
+
 } // namespace
 
 int blas_init() {
@@ -78,6 +82,9 @@ void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const
     return;
   }
   if (!use_openblas()) {
+    // C = A B^T of 16 rows or more on the matmul primitive (Matmul.cpp: what
+    // was measured, and why).
+    if (!ta && tb && M >= kMatmulMinRows) return gemm_matmul_f32(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     dnnl_status_t st = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
     DXRT_KERNEL_CHECK(st == dnnl_success, "sgemm",
                       str("oneDNN's sgemm failed (status ", int(st), ") on [", M, ", ", K, "] x [", K, ", ", N, "]"));

@@ -1,5 +1,6 @@
 // The one place that runs matrix products (dense layers, im2col
-// convolutions). They go to oneDNN's sgemm on one thread, or with
+// convolutions). They go to oneDNN's sgemm on one thread (its matmul
+// primitive for C = A B^T of 16 rows or more, Matmul.cpp), or with
 // DXRT_GEMM=openblas to OpenBLAS (single-threaded unless the user sets
 // OPENBLAS_NUM_THREADS). Kernels run on the calling thread: parallelism
 // comes from MPI ranks.
@@ -47,12 +48,18 @@ const char *gemm_library();
 void sgemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
            const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
-// The bf16 product: oneDNN's matmul on bf16 copies of A and B (GemmBf16.cpp).
+// The bf16 product: oneDNN's matmul on bf16 copies of A and B (Matmul.cpp).
 // a_bf16 / b_bf16, where given, are A / B already in bf16 and compact (lda /
 // ldb their row length), read as they are instead of A / B (the dense
 // _bf16x kernels: a stored product input). M, N and K must be positive.
 void gemm_bf16(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
                const float *B, int64_t ldb, float beta, float *C, int64_t ldc, const uint16_t *a_bf16 = nullptr,
                const uint16_t *b_bf16 = nullptr);
+
+// An fp32 product on oneDNN's matmul primitive instead of its sgemm
+// (Matmul.cpp): sgemm() takes it where it is faster. M, N and K must be
+// positive.
+void gemm_matmul_f32(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float *A, int64_t lda,
+                     const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 } // namespace dxrt

@@ -17,7 +17,7 @@ enum WorkspaceSlot : int {
   kSlotWeights,      // oneDNN: w or dw in the primitive's layout
   kSlotDst,          // oneDNN: y or dy in the primitive's layout
   kSlotScratchpad,   // oneDNN: the primitive's scratchpad (scratchpad_mode::user)
-  kSlotGemmA,        // bf16 precision: the rounded copy of a product's A (GemmBf16.cpp)
+  kSlotGemmA,        // bf16 precision: the rounded copy of a product's A (Matmul.cpp)
   kSlotGemmB,        // bf16 precision: the rounded copy of a product's B
   kSlotNchwX,        // _blocked kernels off oneDNN: x or dx in NCHW (Conv2dBlocked.cpp)
   kSlotNchwY,        // _blocked kernels off oneDNN: y or dy in NCHW

@@ -1,11 +1,13 @@
 // Heap allocations on the training step's data path: gathering a batch,
 // augmentation included, allocates nothing once its scratch has grown to
-// the batch's size. The step loop's zero-allocation promise
+// the batch's size; a matrix product after the first of its shape allocates
+// only what oneDNN allocates inside each call. The step loop's zero-allocation promise
 // (bench/alloc_per_step.sh) depends on it. This program replaces the global
 // operator new to count, so it is a program of its own.
 #include "data/Augment.h"
 #include "data/Dataset.h"
 #include "data/Order.h"
+#include "kernels/Blas.h"
 
 #include <gtest/gtest.h>
 
@@ -87,4 +89,26 @@ TEST(Allocations, GatheringAnAugmentedBatchAllocatesNothing) {
   gather(sp, order, 0, 16, x.data(), y.data(), nullptr, AugmentKey{3, 1});
   EXPECT_EQ(x, first) << "the same key draws the same transforms";
   EXPECT_NE(x, std::vector<float>(sp.x.begin(), sp.x.begin() + 16 * 128)) << "some samples were transformed";
+}
+
+// oneDNN allocates inside each call, which no API avoids: dnnl_sgemm its
+// packing buffers, dnnl_primitive_execute its map of arguments (2-6 small
+// blocks). What DeepEx controls is that a product's primitive is made once
+// per shape and then reused: making one allocates hundreds of times.
+TEST(Allocations, AProductReusesWhatItsFirstCallMade) {
+  blas_init();
+  const int64_t M = 64, N = 96, K = 200;
+  std::vector<float> a(size_t(M * K), 0.5f), b(size_t(K * N), 0.25f), c(size_t(M * N));
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      const int64_t lda = ta ? M : K, ldb = tb ? K : N;
+      auto product = [&] { sgemm(ta, tb, M, N, K, 1.0f, a.data(), lda, b.data(), ldb, 0.0f, c.data(), N); };
+      product();
+      const int64_t one = allocations_of(product), five = allocations_of([&] {
+        for (int i = 0; i < 5; ++i) product();
+      });
+      EXPECT_LE(one, 8) << "allocations in a product after the first, ta " << ta << " tb " << tb;
+      EXPECT_EQ(five, 5 * one) << "ta " << ta << " tb " << tb;
+      EXPECT_FLOAT_EQ(c[0], 0.5f * 0.25f * K);
+    }
 }
