@@ -1,5 +1,5 @@
-// Helpers for the runtime's tests: a temporary directory, and writers for
-// IDX (optionally gzipped), NPY and text files.
+// Helpers for the runtime's tests: a temporary directory, writers for IDX
+// (optionally gzipped), NPY and text files, and random data.
 #pragma once
 
 #include <algorithm>
@@ -7,11 +7,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 #include <zlib.h>
 
 namespace dxtest {
+
+// n floats uniform in [lo, hi), the same ones for the same seed.
+inline std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v) x = u(g);
+  return v;
+}
 
 // A fresh directory under $TMPDIR, removed at the end of the test.
 struct TempDir {

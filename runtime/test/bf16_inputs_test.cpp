@@ -6,6 +6,7 @@
 // for the fp32 kernels (im2col, the direct kernel, fp32 precision); NCHW and
 // channel-blocked activations; and oneDNN must then reorder them no more (in
 // bf16 precision, one reorder fewer than with an fp32 operand).
+#include "TestUtil.h"
 #include "dxrt/kernels.h"
 #include "kernels/Bf16Round.h"
 #include "kernels/Conv2d.h"
@@ -35,13 +36,7 @@ Bf16Tensor random_bf16(size_t n, uint32_t seed) {
   return t;
 }
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(g);
-  return v;
-}
+using dxtest::random_floats;
 
 // A descriptor of a contiguous array with these sizes, its element type
 // that of T (float or uint16_t) and the descriptor type D.

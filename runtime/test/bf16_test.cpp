@@ -2,6 +2,7 @@
 // convolutions that must equal a double reference computed on the
 // bf16-rounded inputs (to fp32 accumulation's error), while differing from
 // the reference on the unrounded inputs (so the rounding did happen).
+#include "TestUtil.h"
 #include "dxrt/kernels.h"
 #include "kernels/Bf16Round.h"
 #include "kernels/Blas.h"
@@ -27,13 +28,7 @@ uint16_t bits(float f) {
 
 float rounded(float f) { return bf16_to_float(bits(f)); }
 
-std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -1, float hi = 1) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(g);
-  return v;
-}
+using dxtest::random_floats;
 
 std::vector<float> rounded(const std::vector<float> &v) {
   std::vector<float> r(v.size());

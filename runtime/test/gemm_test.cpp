@@ -3,23 +3,17 @@
 // the row count from which C = A B^T runs on oneDNN's matmul primitive
 // instead of its sgemm (Matmul.cpp). Both libraries accumulate in fp32, so
 // the results agree with the reference to fp32's rounding of a sum.
+#include "TestUtil.h"
 #include "kernels/Blas.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 #include <vector>
 
 namespace {
 
-std::vector<float> random_floats(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(rng);
-  return v;
-}
+using dxtest::random_floats;
 
 struct GemmCase {
   int64_t M, N, K;

@@ -1,8 +1,8 @@
 // Dense kernels against naive loops, and descriptor validation.
+#include "TestUtil.h"
 #include "dxrt/kernels.h"
 
 #include <gtest/gtest.h>
-#include <random>
 #include <vector>
 
 namespace {
@@ -11,17 +11,11 @@ dxrt_memref2 m2(std::vector<float> &v, int64_t r, int64_t c, int64_t offset = 0)
   return {v.data(), v.data(), offset, {r, c}, {c, 1}};
 }
 
-std::vector<float> rnd(size_t n, unsigned seed) {
-  std::mt19937 g(seed);
-  std::uniform_real_distribution<float> u(-1, 1);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(g);
-  return v;
-}
+using dxtest::random_floats;
 
 TEST(Dense, ForwardAndGradientsMatchNaiveLoops) {
   const int64_t M = 7, K = 13, N = 5;
-  auto x = rnd(M * K, 1), w = rnd(N * K, 2), dy = rnd(M * N, 3);
+  auto x = random_floats(M * K, 1), w = random_floats(N * K, 2), dy = random_floats(M * N, 3);
   std::vector<float> y(M * N), dx(M * K), dw(N * K, 42.0f);
   dxrt_memref2 xd = m2(x, M, K), wd = m2(w, N, K), yd = m2(y, M, N), dyd = m2(dy, M, N), dxd = m2(dx, M, K),
                dwd = m2(dw, N, K);
