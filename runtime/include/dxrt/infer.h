@@ -25,7 +25,8 @@
  * Contexts are independent: predict may run concurrently on different
  * contexts from different threads (not on one context from two threads).
  * Memory is allocated by open and by the first predict at a batch size up to
- * max_batch; later predicts allocate nothing.
+ * max_batch; later predicts allocate no buffer (oneDNN, on the CPU, still
+ * allocates a few small blocks inside each of its calls).
  *
  * A model compiled with --target=cuda makes a library that runs on the GPU
  * (the one the executable would pick: the only visible one, else the MPI
