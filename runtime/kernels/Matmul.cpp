@@ -31,9 +31,12 @@ namespace {
 
 using dnnl::memory;
 
-// Products of a run: 3 per dense layer and batch size, one per im2col
-// convolution direction; past this the least recently used is replaced.
-constexpr int kCacheSize = 64;
+// Products of a run, per shape and batch size (training and evaluation):
+// in bf16 3 per dense layer and one per im2col convolution direction, in
+// fp32 a dense layer's forward; past this the least recently used is
+// replaced (and made again when next used), as in the convolutions' cache
+// (Conv2dOnednn.cpp), whose size this is.
+constexpr int kCacheSize = 256;
 
 struct Key {
   int64_t v[9];
