@@ -82,7 +82,7 @@ template <typename F> static void each(const Array &a, F &&f) {
 // Through double, as the read path has always converted (for int64 that is
 // not the same as straight to float: double rounds first).
 template <typename T, bool Swap, bool Log1p>
-static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float mean, float inv_std, float *out) {
+static int64_t convert_scalar(const uint8_t *src, int64_t count, float scale, float mean, float inv_std, float *out) {
   int64_t bad = -1;
   for (int64_t j = 0; j < count; ++j) {
     uint8_t b[sizeof(T)];
@@ -96,6 +96,37 @@ static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float 
     out[j] = (f * scale - mean) * inv_std;
   }
   return bad;
+}
+
+// float32 in the machine's byte order, the common case (a float32 NPY, the
+// floats handed to dx_model_predict): convert_scalar's arithmetic (float(
+// double(f)) is f) in blocks of kF32Block floats, each first checked for a
+// non-finite one (f - f is NaN for inf and NaN) and then converted, so that
+// both loops have a constant trip count and GCC vectorises them at -O2 (the
+// element-wise loop with its first-bad-index search does not vectorise).
+// A block with a non-finite float, and the tail, go to convert_scalar, which
+// finds the index. In place (out == src) is fine: each block is copied before
+// it is written. The microscopy CNN's batch gather (32 images of 64x64 from a
+// mapped NPY, one thread): 0.65 -> 0.58 ms per step over an epoch.
+constexpr int64_t kF32Block = 64;
+static int64_t convert_f32(const uint8_t *src, int64_t count, float scale, float mean, float inv_std, float *out) {
+  int64_t j = 0;
+  for (; j + kF32Block <= count; j += kF32Block) {
+    float v[kF32Block]; // a copy: the loops then know that out does not overlap it
+    std::memcpy(v, src + 4 * j, sizeof v);
+    uint32_t special = 0;
+    for (int64_t k = 0; k < kF32Block; ++k) special |= v[k] - v[k] != 0.0f;
+    if (special) break;
+    for (int64_t k = 0; k < kF32Block; ++k) out[j + k] = (v[k] * scale - mean) * inv_std;
+  }
+  const int64_t bad = convert_scalar<float, false, false>(src + 4 * j, count - j, scale, mean, inv_std, out + j);
+  return bad < 0 ? -1 : j + bad;
+}
+
+template <typename T, bool Swap, bool Log1p>
+static int64_t convert_as(const uint8_t *src, int64_t count, float scale, float mean, float inv_std, float *out) {
+  if constexpr (std::is_same_v<T, float> && !Swap && !Log1p) return convert_f32(src, count, scale, mean, inv_std, out);
+  return convert_scalar<T, Swap, Log1p>(src, count, scale, mean, inv_std, out);
 }
 
 template <typename T>

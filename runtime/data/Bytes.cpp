@@ -86,6 +86,26 @@ MappedFile::~MappedFile() {
   if (data) munmap(const_cast<uint8_t *>(data), size);
 }
 
+// A file of at most 1/8 of the machine's memory gets its page-table entries
+// at once (MADV_POPULATE_READ, Linux 5.14; it also reads what the page cache
+// does not hold yet). Otherwise each 64 KiB (the kernel's fault-around)
+// costs a page fault when a batch first touches it, and the global shuffle
+// touches them all, in random order, over the first epoch. Measured on a
+// 2-core virtual machine (one thread): populating the microscopy CNN's 164
+// MB training file takes 7 ms; the batch gather goes from 2.35 to 1.5 ms
+// per step over the first 30 steps, from 0.78 to 0.65 over the epoch.
+// Larger files keep faulting in as they are read (populating them would
+// read or evict more than a short run needs); an older kernel refuses the
+// advice, which only leaves the faults.
+static void prefault(void *p, size_t bytes) {
+#ifndef MADV_POPULATE_READ
+  constexpr int MADV_POPULATE_READ = 22; // linux/mman.h; glibc < 2.35 lacks it
+#endif
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0 || bytes > size_t(pages) / 8 * size_t(page)) return;
+  (void)madvise(p, bytes, MADV_POPULATE_READ);
+}
+
 std::shared_ptr<const MappedFile> map_file(const std::string &path) {
   check_exists(path);
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -99,6 +119,7 @@ std::shared_ptr<const MappedFile> map_file(const std::string &path) {
   close(fd);
   if (gzip) return nullptr;
   DXRT_CHECK(ok && p != MAP_FAILED, str("cannot map data file '", path, "': ", std::strerror(err)), "");
+  if (p) prefault(p, size_t(st.st_size));
   auto file = std::make_shared<MappedFile>();
   file->data = static_cast<const uint8_t *>(p); // null for an empty file
   file->size = size_t(st.st_size);

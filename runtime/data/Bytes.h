@@ -24,7 +24,9 @@ struct MappedFile {
 };
 
 // The file mapped, or null when it is gzip-compressed (read_file decompresses
-// those). Pages are read when first touched.
+// those). A file of at most 1/8 of the machine's memory is populated at once
+// (its pages read and mapped: no page fault when a batch touches them);
+// a larger one's pages are read when first touched.
 std::shared_ptr<const MappedFile> map_file(const std::string &path);
 
 } // namespace dxrt

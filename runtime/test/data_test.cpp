@@ -10,12 +10,20 @@
 #include "data/Dataset.h"
 #include "data/Order.h"
 
-#include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <gtest/gtest.h>
+#include <limits>
 #include <map>
 #include <numeric>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 using namespace dxrt;
 using dxtest::expect_error;
@@ -709,6 +717,90 @@ TEST(Map, NonFiniteInputIsAnErrorWhenGathered) {
   expect_error([&] { gather_range(sp, 2, 4, x, nullptr, nullptr); }, {d / "x.npy", "non-finite", "element 5"});
   // The read path refuses the file when it loads it, with the same message.
   expect_error([&] { load_split(s, s.train, "train", d.path.string()); }, {d / "x.npy", "non-finite", "element 5"});
+}
+
+// convert's float32 path (blocks checked, then converted, in vector code):
+// the floats of the scalar rule, bit for bit, in place or not, and the index
+// of the first non-finite float wherever it lies (in a block, at a block's
+// edge, in the tail), whatever follows it.
+TEST(Convert, Float32IsTheScalarRuleAndFindsTheFirstNonFinite) {
+  const float scale = 1.0f / 255, mean = 0.2860402f, inv_std = 1.0f / 0.3530239f;
+  for (int64_t n : {1, 7, 63, 64, 65, 128, 200, 4096}) {
+    std::vector<float> x = dxtest::random_floats(size_t(n), 7, -300.0f, 300.0f);
+    x[0] = std::numeric_limits<float>::max(), x[size_t(n) / 2] = -0.0f; // finite too
+    std::vector<float> out(static_cast<size_t>(n)), in_place = x;
+    ASSERT_EQ(
+        convert(reinterpret_cast<const uint8_t *>(x.data()), Dtype::F32, false, n, scale, mean, inv_std, out.data()),
+        -1);
+    ASSERT_EQ(convert(reinterpret_cast<const uint8_t *>(in_place.data()), Dtype::F32, false, n, scale, mean, inv_std,
+                      in_place.data()),
+              -1);
+    for (int64_t j = 0; j < n; ++j) {
+      const float want = (float(double(x[size_t(j)])) * scale - mean) * inv_std;
+      ASSERT_EQ(std::memcmp(&out[size_t(j)], &want, 4), 0) << n << " " << j;
+      ASSERT_EQ(std::memcmp(&in_place[size_t(j)], &want, 4), 0) << n << " " << j;
+    }
+    for (float special :
+         {std::nanf(""), std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()})
+      for (int64_t at : {int64_t(0), n / 3, n - 1, std::min<int64_t>(64, n - 1)}) {
+        std::vector<float> y = x;
+        y[size_t(at)] = special;
+        if (at + 1 < n) y[size_t(n) - 1] = std::nanf(""); // a later one does not hide it
+        for (bool same : {false, true}) {
+          std::vector<float> o(static_cast<size_t>(n));
+          EXPECT_EQ(convert(reinterpret_cast<const uint8_t *>(y.data()), Dtype::F32, false, n, scale, mean, inv_std,
+                            same ? y.data() : o.data()),
+                    at)
+              << n << " " << at << " " << special;
+        }
+      }
+  }
+}
+
+// The page faults of touching each 4 KiB page of `bytes` bytes at p.
+long faults_touching(const uint8_t *p, size_t bytes) {
+  rusage before{}, after{};
+  getrusage(RUSAGE_SELF, &before);
+  volatile unsigned sum = 0;
+  for (size_t i = 0; i < bytes; i += 4096) sum = sum + p[i];
+  getrusage(RUSAGE_SELF, &after);
+  return after.ru_minflt - before.ru_minflt;
+}
+
+// A mapped file of a small fraction of memory has its pages mapped when it
+// is opened: touching every page afterwards costs no page fault, where a
+// plain mapping of the same file faults once per 64 KiB (the kernel's
+// fault-around; the file is written 4 KiB at a time, as the page cache then
+// holds it in 4 KiB pages). Needs Linux 5.14's MADV_POPULATE_READ.
+TEST(Map, SmallFilesArePopulatedWhenMapped) {
+  utsname u{};
+  int major = 0, minor = 0;
+  if (uname(&u) != 0 || std::sscanf(u.release, "%d.%d", &major, &minor) != 2 || major * 100 + minor < 514)
+    GTEST_SKIP() << "MADV_POPULATE_READ needs Linux 5.14";
+  TempDir d;
+  const size_t bytes = size_t(16) << 20;
+  {
+    std::FILE *w = std::fopen((d / "x.bin").c_str(), "wb");
+    ASSERT_NE(w, nullptr);
+    const std::vector<uint8_t> page(4096, 1);
+    for (size_t at = 0; at < bytes; at += page.size()) {
+      ASSERT_EQ(std::fwrite(page.data(), 1, page.size(), w), page.size());
+      ASSERT_EQ(std::fflush(w), 0);
+    }
+    ASSERT_EQ(std::fclose(w), 0);
+  }
+  const int fd = open((d / "x.bin").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  void *plain = mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  close(fd);
+  ASSERT_NE(plain, MAP_FAILED);
+  const long unpopulated = faults_touching(static_cast<const uint8_t *>(plain), bytes);
+  munmap(plain, bytes);
+  if (unpopulated < 64)
+    GTEST_SKIP() << "this kernel maps the file in large pieces anyway (" << unpopulated << " faults)";
+  std::shared_ptr<const MappedFile> f = map_file(d / "x.bin");
+  ASSERT_TRUE(f && f->size == bytes);
+  EXPECT_LT(faults_touching(f->data, bytes), 16) << "a plain mapping took " << unpopulated;
 }
 
 TEST(Map, CompressedAndCsvFilesAreRead) {
