@@ -757,6 +757,30 @@ TEST(Convert, Float32IsTheScalarRuleAndFindsTheFirstNonFinite) {
   }
 }
 
+// convert's block path for 8- and 16-bit integers: the floats of the scalar
+// rule (through double), bit for bit, across block edges and tails.
+template <typename T> void expect_integers_convert_as_the_scalar_rule(Dtype t) {
+  const float scale = 1.0f / 255, mean = 0.2860402f, inv_std = 1.0f / 0.3530239f;
+  for (int64_t n : {1, 63, 64, 65, 200, 784}) {
+    std::vector<T> x(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j) x[size_t(j)] = T(j * 2654435761u >> 7); // all over T's range
+    x[0] = std::numeric_limits<T>::min(), x[size_t(n) - 1] = std::numeric_limits<T>::max();
+    std::vector<float> out(static_cast<size_t>(n));
+    ASSERT_EQ(convert(reinterpret_cast<const uint8_t *>(x.data()), t, false, n, scale, mean, inv_std, out.data()), -1);
+    for (int64_t j = 0; j < n; ++j) {
+      const float want = (float(double(x[size_t(j)])) * scale - mean) * inv_std;
+      ASSERT_EQ(std::memcmp(&out[size_t(j)], &want, 4), 0) << n << " " << j;
+    }
+  }
+}
+
+TEST(Convert, SmallIntegersAreTheScalarRule) {
+  expect_integers_convert_as_the_scalar_rule<uint8_t>(Dtype::U8);
+  expect_integers_convert_as_the_scalar_rule<int8_t>(Dtype::I8);
+  expect_integers_convert_as_the_scalar_rule<uint16_t>(Dtype::U16);
+  expect_integers_convert_as_the_scalar_rule<int16_t>(Dtype::I16);
+}
+
 // The page faults of touching each 4 KiB page of `bytes` bytes at p.
 long faults_touching(const uint8_t *p, size_t bytes) {
   rusage before{}, after{};
