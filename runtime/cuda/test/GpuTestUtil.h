@@ -3,6 +3,7 @@
 #pragma once
 
 #include "cuda/Check.h"
+#include "test/TestUtil.h" // random_floats
 #include "dxrt/kernels.h"
 
 #include <cuda_runtime_api.h>
@@ -11,7 +12,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 namespace dxtest {
@@ -36,14 +36,6 @@ struct DeviceVec {
     return h;
   }
 };
-
-inline std::vector<float> random_vec(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v) x = u(rng);
-  return v;
-}
 
 inline dxrt_memref2 m2(float *p, int64_t r, int64_t c) { return {p, p, 0, {r, c}, {c, 1}}; }
 inline dxrt_memref4 m4(float *p, int64_t a, int64_t b, int64_t c, int64_t d) {

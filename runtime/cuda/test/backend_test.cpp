@@ -49,13 +49,13 @@ bool have_device() {
 }
 
 void fill(dxrt::Floats &v, unsigned seed) {
-  const Vec r = dxtest::random_vec(v.size(), seed);
+  const Vec r = dxtest::random_floats(v.size(), seed);
   std::copy(r.begin(), r.end(), v.begin());
 }
 
 // b samples into the loading dock, as the data loader leaves them.
 void load_batch(Arenas &a, int64_t b, unsigned seed) {
-  const Vec x = dxtest::random_vec(size_t(b * kIn), seed, -2.0f, 2.0f);
+  const Vec x = dxtest::random_floats(size_t(b * kIn), seed, -2.0f, 2.0f);
   std::copy(x.begin(), x.end(), a.x.begin());
   for (int64_t i = 0; i < b; ++i) a.labels[size_t(i)] = int64_t(seed + unsigned(i)) % kClasses;
 }
@@ -119,7 +119,7 @@ TEST(HostTwin, MetadataMatchesTheModel) {
 TEST(HostTwin, GradientIsTheLossDerivative) {
   Arenas a(meta(), kMaxBatch);
   load_batch(a, 5, 3);
-  Vec p = dxtest::random_vec(kParams, 1), buf = dxtest::random_vec(kBuffers, 2);
+  Vec p = dxtest::random_floats(kParams, 1), buf = dxtest::random_floats(kBuffers, 2);
   const Step s = host_train(p, buf, a, 5);
   const float h = 1e-2f;
   for (int64_t t = 0; t < kParams; ++t) {

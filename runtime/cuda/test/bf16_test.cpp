@@ -71,7 +71,7 @@ TEST_F(GpuBf16, ConversionKernelRoundsAsTheCpuBitForBit) {
 
 TEST_F(GpuBf16, DenseIsTheProductOfTheRoundedInputs) {
   const int64_t m = 64, k = 300, n = 48;
-  std::vector<float> x = random_vec(size_t(m * k), 1), w = random_vec(size_t(n * k), 2);
+  std::vector<float> x = random_floats(size_t(m * k), 1), w = random_floats(size_t(n * k), 2);
   const std::vector<float> xr = rounded(x), wr = rounded(w);
   std::vector<float> ref(size_t(m * n)), unrounded(size_t(m * n));
   for (int64_t i = 0; i < m; ++i)
@@ -107,7 +107,7 @@ TEST_P(GpuBf16Conv, ForwardAndGradsAreTheCpusOnRoundedInputsToOneBf16Rounding) {
   const Bf16ConvCase &p = GetParam();
   const int64_t ho = dxrt::conv_out_size(p.h, p.pt, p.pb, p.k, 1, 1), wo = dxrt::conv_out_size(p.w, p.pl, p.pr, p.k, 1, 1);
   const size_t xn = size_t(p.n * p.c * p.h * p.w), wn = size_t(p.f * p.c * p.k * p.k), yn = size_t(p.n * p.f * ho * wo);
-  std::vector<float> x = random_vec(xn, 21), w = random_vec(wn, 22), dy = random_vec(yn, 23);
+  std::vector<float> x = random_floats(xn, 21), w = random_floats(wn, 22), dy = random_floats(yn, 23);
   std::vector<float> xr = rounded(x), wr = rounded(w), dyr = rounded(dy), y(yn), dx(xn), dw(wn);
   dxrt::Tensor4 tx{xr.data(), p.n, p.c, p.h, p.w}, tw{wr.data(), p.f, p.c, p.k, p.k}, ty{y.data(), p.n, p.f, ho, wo};
   dxrt::ConvGeometry g = dxrt::conv_geometry("test", tx, tw, ty, 1, 1, p.pt, p.pb, p.pl, p.pr, 1, 1, 1);
@@ -192,8 +192,8 @@ protected:
 
 TEST_P(GpuBf16Twins, DenseTwinsGiveTheKernelsBitsOnTheRoundedOperands) {
   const int64_t m = 64, k = 300, n = 48;
-  const std::vector<float> x = rounded(random_vec(size_t(m * k), 31)), w = random_vec(size_t(n * k), 32),
-                           dy = rounded(random_vec(size_t(m * n), 33));
+  const std::vector<float> x = rounded(random_floats(size_t(m * k), 31)), w = random_floats(size_t(n * k), 32),
+                           dy = rounded(random_floats(size_t(m * n), 33));
   DeviceVec gx(x), gw(w), gdy(dy);
   DeviceBits bx(x), bdy(dy);
   dxrt_memref2 xd = m2(gx.p, m, k), wd = m2(gw.p, n, k), dyd = m2(gdy.p, m, n);
@@ -229,7 +229,7 @@ TEST_P(GpuBf16Twins, ConvolutionTwinsGiveTheKernelsBitsOnTheRoundedOperands) {
                   wo = dxrt::conv_out_size(p.w, p.pl, p.pr, p.k, 1, 1);
     const size_t xn = size_t(p.n * p.c * p.h * p.w), wn = size_t(p.f * p.c * p.k * p.k),
                  yn = size_t(p.n * p.f * ho * wo);
-    const std::vector<float> x = rounded(random_vec(xn, 41)), w = random_vec(wn, 42), dy = rounded(random_vec(yn, 43));
+    const std::vector<float> x = rounded(random_floats(xn, 41)), w = random_floats(wn, 42), dy = rounded(random_floats(yn, 43));
     DeviceVec gx(x), gw(w), gdy(dy);
     DeviceBits bx(x), bdy(dy);
     dxrt_memref4 xd = m4(gx.p, p.n, p.c, p.h, p.w), wd = m4(gw.p, p.f, p.c, p.k, p.k),

@@ -28,7 +28,7 @@ class Dense : public ::testing::TestWithParam<DenseCase> {};
 
 TEST_P(Dense, ForwardAndGradsMatchCpu) {
   auto [m, k, n] = GetParam();
-  std::vector<float> x = random_vec(size_t(m * k), 1), w = random_vec(size_t(n * k), 2), dy = random_vec(size_t(m * n), 3);
+  std::vector<float> x = random_floats(size_t(m * k), 1), w = random_floats(size_t(n * k), 2), dy = random_floats(size_t(m * n), 3);
   // CPU
   std::vector<float> y(size_t(m * n)), dx(size_t(m * k)), dw(size_t(n * k));
   dxrt_memref2 xd = m2(x.data(), m, k), wd = m2(w.data(), n, k), yd = m2(y.data(), m, n), dyd = m2(dy.data(), m, n),
@@ -74,7 +74,7 @@ TEST_P(Conv, ForwardAndGradsMatchCpu) {
   int64_t wo = dxrt::conv_out_size(p.w, p.pl, p.pr, p.kw, p.sw, p.dw);
   int64_t cg = p.c / p.groups;
   size_t xn = size_t(p.n * p.c * p.h * p.w), wn = size_t(p.f * cg * p.kh * p.kw), yn = size_t(p.n * p.f * ho * wo);
-  std::vector<float> x = random_vec(xn, 11), w = random_vec(wn, 12), dy = random_vec(yn, 13);
+  std::vector<float> x = random_floats(xn, 11), w = random_floats(wn, 12), dy = random_floats(yn, 13);
   std::vector<float> y(yn), dx(xn), dw(wn);
   dxrt::Tensor4 tx{x.data(), p.n, p.c, p.h, p.w}, tw{w.data(), p.f, cg, p.kh, p.kw}, ty{y.data(), p.n, p.f, ho, wo};
   dxrt::ConvGeometry g =
@@ -112,7 +112,7 @@ TEST_P(Conv, ForwardAndGradsMatchCpu) {
 
 // The second run of a shape reuses the cached plan and grows no scratch.
 TEST(ConvCache, SecondStepAllocatesNothing) {
-  std::vector<float> x = random_vec(2 * 3 * 9 * 9, 1), w = random_vec(4 * 3 * 3 * 3, 2);
+  std::vector<float> x = random_floats(2 * 3 * 9 * 9, 1), w = random_floats(4 * 3 * 3 * 3, 2);
   DeviceVec gx(x), gw(w), gy(size_t(2 * 4 * 9 * 9));
   dxrt_memref4 xd = m4(gx.p, 2, 3, 9, 9), wd = m4(gw.p, 4, 3, 3, 3), yd = m4(gy.p, 2, 4, 9, 9);
   // Asymmetric padding: the padded copy lives in the scratch too.
@@ -154,7 +154,7 @@ TEST_P(Pool, ForwardAndGradMatchCpuExactly) {
   const PoolCase &p = GetParam();
   int64_t ho = dxrt::conv_out_size(p.h, p.pt, p.pb, p.kh, p.sh, 1), wo = dxrt::conv_out_size(p.w, p.pl, p.pr, p.kw, p.sw, 1);
   size_t xn = size_t(p.n * p.c * p.h * p.w), yn = size_t(p.n * p.c * ho * wo);
-  std::vector<float> x = random_vec(xn, 21), dy = random_vec(yn, 22);
+  std::vector<float> x = random_floats(xn, 21), dy = random_floats(yn, 22);
   if (p.ties_and_nan) {
     // Few distinct values (ties decide "the first maximal element") and a NaN.
     for (float &v : x) v = std::round(v * 2.0f);
@@ -244,7 +244,7 @@ TEST_P(Conv3d, ForwardAndGradsMatchReference) {
   const int64_t od = p.od(), oh = p.oh(), ow = p.ow(), cg = p.c / p.groups;
   size_t xn = size_t(p.n * p.c * p.d * p.h * p.w), wn = size_t(p.f * cg * p.kd * p.kh * p.kw),
          yn = size_t(p.n * p.f * od * oh * ow);
-  std::vector<float> x = random_vec(xn, 31), w = random_vec(wn, 32), dy = random_vec(yn, 33);
+  std::vector<float> x = random_floats(xn, 31), w = random_floats(wn, 32), dy = random_floats(yn, 33);
   std::vector<float> y(yn), dx(xn), dw(wn);
   conv3d_reference(p, x, w, dy, y, dx, dw);
 
@@ -298,7 +298,7 @@ INSTANTIATE_TEST_SUITE_P(
 // The second run of a 3-D shape reuses the cached plan and grows no scratch.
 TEST(Conv3dCache, SecondStepAllocatesNothing) {
   if (!have_device()) GTEST_SKIP() << "no CUDA device";
-  std::vector<float> x = random_vec(2 * 3 * 6 * 7 * 7, 1), w = random_vec(4 * 3 * 3 * 3 * 3, 2);
+  std::vector<float> x = random_floats(2 * 3 * 6 * 7 * 7, 1), w = random_floats(4 * 3 * 3 * 3 * 3, 2);
   DeviceVec gx(x), gw(w), gy(size_t(2 * 4 * 6 * 7 * 7));
   dxrt_memref5 xd = m5(gx.p, 2, 3, 6, 7, 7), wd = m5(gw.p, 4, 3, 3, 3, 3), yd = m5(gy.p, 2, 4, 6, 7, 7);
   // Asymmetric padding: the padded copy lives in the scratch too.
@@ -378,7 +378,7 @@ TEST_P(Pool3d, ForwardAndGradMatchReferenceExactly) {
   const Pool3dCase &p = GetParam();
   const int64_t od = p.od(), oh = p.oh(), ow = p.ow();
   size_t xn = size_t(p.n * p.c * p.d * p.h * p.w), yn = size_t(p.n * p.c * od * oh * ow);
-  std::vector<float> x = random_vec(xn, 41), dy = random_vec(yn, 42);
+  std::vector<float> x = random_floats(xn, 41), dy = random_floats(yn, 42);
   if (p.ties_and_nan) {
     // Few distinct values (ties decide "the first maximal element") and a NaN.
     for (float &v : x) v = std::round(v * 2.0f);

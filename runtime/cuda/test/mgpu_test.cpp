@@ -28,7 +28,7 @@ using namespace dxtest;
 namespace {
 
 void run_add_one(void *module, int64_t n) {
-  std::vector<float> host = random_vec(size_t(n), 5);
+  std::vector<float> host = random_floats(size_t(n), 5);
   DeviceVec d(host);
   void *f = mgpuModuleGetFunction(module, "add_one");
   ASSERT_NE(f, nullptr);
@@ -80,7 +80,7 @@ TEST(Mgpu, AllocCopySetFree) {
   mgpuMemcpy(h.data(), d, n * sizeof(float), stream);
   mgpuStreamSynchronize(stream);
   for (float v : h) ASSERT_EQ(v, 1.0f);
-  std::vector<float> src = random_vec(n, 9);
+  std::vector<float> src = random_floats(n, 9);
   mgpuMemcpy(d, src.data(), n * sizeof(float), stream);
   mgpuMemcpy(h.data(), d, n * sizeof(float), stream);
   mgpuStreamSynchronize(stream);

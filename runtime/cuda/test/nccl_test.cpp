@@ -14,7 +14,7 @@ TEST(Nccl, OneRankAllReduceInBuckets) {
     dxrt::cuda::NcclComm comm(0, 1, nullptr, stream);
     EXPECT_EQ(comm.rank(), 0);
     EXPECT_EQ(comm.size(), 1);
-    std::vector<float> h = random_vec(2500, 7 + unsigned(round));
+    std::vector<float> h = random_floats(2500, 7 + unsigned(round));
     DeviceVec d(h);
     comm.allreduce_sum(d.p, int64_t(h.size()), 1000); // buckets of 1000, 1000, 500
     comm.allreduce_sum(d.p, int64_t(h.size()));

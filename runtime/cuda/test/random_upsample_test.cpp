@@ -26,7 +26,7 @@ TEST_P(Upsample, ForwardAndGradMatchCpuExactly) {
   const UpsampleCase &p = GetParam();
   const int64_t ho = p.h * p.sh, wo = p.w * p.sw;
   const size_t xn = size_t(p.n * p.c * p.h * p.w), yn = size_t(p.n * p.c * ho * wo);
-  std::vector<float> x = random_vec(xn, 31), dy = random_vec(yn, 32);
+  std::vector<float> x = random_floats(xn, 31), dy = random_floats(yn, 32);
   std::vector<float> y(yn), dx(xn);
   dxrt_memref4 xd = m4(x.data(), p.n, p.c, p.h, p.w), yd = m4(y.data(), p.n, p.c, ho, wo),
                dyd = m4(dy.data(), p.n, p.c, ho, wo), dxd = m4(dx.data(), p.n, p.c, p.h, p.w);
@@ -82,7 +82,7 @@ TEST_P(Upsample3d, ForwardAndGradMatchCpuExactly) {
   const Upsample3dCase &p = GetParam();
   const int64_t od = p.d * p.sd, ho = p.h * p.sh, wo = p.w * p.sw;
   const size_t xn = size_t(p.n * p.c * p.d * p.h * p.w), yn = size_t(p.n * p.c * od * ho * wo);
-  std::vector<float> x = random_vec(xn, 33), dy = random_vec(yn, 34);
+  std::vector<float> x = random_floats(xn, 33), dy = random_floats(yn, 34);
   std::vector<float> y(yn), dx(xn);
   dxrt_memref5 xd = m5(x.data(), p.n, p.c, p.d, p.h, p.w), yd = m5(y.data(), p.n, p.c, od, ho, wo),
                dyd = m5(dy.data(), p.n, p.c, od, ho, wo), dxd = m5(dx.data(), p.n, p.c, p.d, p.h, p.w);
