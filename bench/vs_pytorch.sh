@@ -11,7 +11,7 @@
 #   microscopy  examples/microscopy/cnn.dx         STEM images of dx-datagen stem
 #
 #   bench/vs_pytorch.sh [--models mlp,cnn,cvae,microscopy] [--repeat N] [--steps N]
-#                       [--precision fp32|bf16|both] [--seed S] [--build DIR]
+#                       [--precision fp32|bf16|both] [--cpu CPU] [--seed S] [--build DIR]
 #                       [--python PY] [--keep DIR] [--peptide-args ARGS] [--stem-args ARGS]
 #
 #   --models        which models, comma-separated (default all four)
@@ -27,6 +27,10 @@
 #                   the two precisions on both sides in each round, and the
 #                   bf16 speed-ups (issue 15's benchmark: --precision both
 #                   --models cnn,microscopy,cvae)
+#   --cpu           DeepEx compiled with dxc compile --cpu CPU (default: dxc's
+#                   own, x86-64-v3: AVX2); native: the vector width of this
+#                   machine (AVX-512 where it has it), as PyTorch's kernels,
+#                   which choose their instructions at run time
 #   --seed          seed of both sides (default 1)
 #   --build         the build directory with compiler/dxc and datagen/dx-datagen
 #                   (default build)
@@ -77,7 +81,7 @@ cd "$(dirname "$self")/.."
 
 usage() { sed -n '2,/^set -euo/p' "$self" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
-models=mlp,cnn,cvae,microscopy repeat=1 steps=0 precision=fp32 seed=1 build=build python=/usr/bin/python3 keep=""
+models=mlp,cnn,cvae,microscopy repeat=1 steps=0 precision=fp32 cpu="" seed=1 build=build python=/usr/bin/python3 keep=""
 peptide_args="--trajectories 30 --frames 500 --stride 100 --equilibration 2000"
 stem_args="--train 10000 --test 2000"
 while [ $# -gt 0 ]; do
@@ -90,6 +94,8 @@ while [ $# -gt 0 ]; do
     --steps=*) steps=${1#*=}; shift ;;
     --precision) precision=${2:?}; shift 2 ;;
     --precision=*) precision=${1#*=}; shift ;;
+    --cpu) cpu=${2:?}; shift 2 ;;
+    --cpu=*) cpu=${1#*=}; shift ;;
     --seed) seed=${2:?}; shift 2 ;;
     --seed=*) seed=${1#*=}; shift ;;
     --build) build=${2:?}; shift 2 ;;
@@ -209,6 +215,7 @@ for m in "${model_list[@]}"; do
     # fp32 compiles as written (the examples' train blocks are fp32); bf16 overrides it.
     pflags=()
     [ "$p" = fp32 ] || pflags=(--precision "$p")
+    [ -z "$cpu" ] || pflags+=(--cpu "$cpu")
     echo "compiling $src${pflags[*]+ ${pflags[*]}}" >&2
     # A shared lock: waits for a `flock /tmp/dx-build.lock ninja -C build` that is
     # rebuilding libdxrt or dxc, and keeps the next one from starting meanwhile.
@@ -258,6 +265,8 @@ echo
 echo "$cpus CPUs; load average $load_start before the runs, $(cut -d' ' -f1-3 /proc/loadavg) after;" \
   "$("$python" -c 'import torch; print("PyTorch", torch.__version__)'); $(git log -1 --format='commit %h' 2> /dev/null)$(
   git diff --quiet HEAD -- compiler runtime stdlib 2> /dev/null || echo ' + uncommitted changes in compiler/runtime/stdlib')"
+echo
+echo "DeepEx: dxc compile --cpu ${cpu:-x86-64-v3 (the default)}."
 data_line=""
 [ "$need_peptide" = 1 ] && data_line+="cvae: dx-datagen peptide $peptide_args; "
 [ "$need_stem" = 1 ] && data_line+="microscopy: dx-datagen stem $stem_args; "

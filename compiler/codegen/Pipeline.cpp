@@ -4,12 +4,13 @@
 #include "dialect/DxDialect.h"
 #include "lowering/Bf16ProductInputs.h"
 #include "lowering/BuildABI.h"
-#include "lowering/GradsReady.h"
 #include "lowering/CudaKernelNames.h"
 #include "lowering/EmulateGpuOrder.h"
 #include "lowering/ExpandWindowDims.h"
 #include "lowering/FuseCheapProducers.h"
 #include "lowering/FuseReductionLoops.h"
+#include "lowering/GradsReady.h"
+#include "lowering/InterleaveAccumulators.h"
 #include "lowering/LowerDx.h"
 #include "lowering/MergeGpuModules.h"
 #include "lowering/PlanMemory.h"
@@ -77,6 +78,7 @@ void registerPipelinePasses() {
     registerEmulateGpuOrderPass();
     registerStripFastMathPass();
     registerVectorizeCpuPass();
+    registerInterleaveAccumulatorsPass();
     registerProfilePointsPass();
     registerFuseCheapProducersPass();
     registerExpandWindowDimsPass();
@@ -113,16 +115,19 @@ static mlir::LogicalResult runPasses(mlir::ModuleOp module, const std::string &p
   "convert-cf-to-llvm, reconcile-unrealized-casts"
 
 // The CPU's: the memory plan, the --profile hooks (ProfilePoints.h), vector
-// code at the CPU's register width (VectorizeCpu.h), loops, LLVM. Builds
+// code at the CPU's register width (VectorizeCpu.h) with several partial
+// accumulators per reduction (InterleaveAccumulators.h), loops, LLVM. Builds
 // that must sum in program order (--strict-fp, --emulate-gpu) keep scalar
 // loops and libm.
-static std::string cpuToLLVM(int64_t vectorBits, bool vectorize) {
+static std::string cpuToLLVM(int64_t vectorBits, bool vectorize, bool interleave) {
   std::string p = DX_PLAN_MEMORY ", dx-profile-points, ";
   // Streaming stores are x86's (MOVNTPS and SFENCE).
   const bool x86 = llvm::Triple(llvm::sys::getDefaultTargetTriple()).isX86();
   if (vectorize)
     p += "dx-vectorize-cpu{vector-bits=" + std::to_string(vectorBits) + " streaming-stores=" + (x86 ? "1" : "0") +
-         "}, canonicalize, cse, ";
+         "}, canonicalize, cse, " +
+         (interleave ? "dx-interleave-accumulators{vector-bits=" + std::to_string(vectorBits) + "}, canonicalize, cse, "
+                     : std::string());
   return p + DX_LOOPS_TO_LLVM;
 }
 
@@ -412,8 +417,9 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   // The GPU emulation splits reductions as the CUDA target does.
   const bool split = opts.splitReductions >= 0 || !opts.emulateGpu.empty();
   const bool strict = opts.strictFp || !opts.emulateGpu.empty();
-  std::string toLLVM =
-      opts.emulateGpu.empty() ? cpuToLLVM(vectorBits(opts), /*vectorize=*/!strict) : emulateGpuPipeline(opts.emulateGpu);
+  std::string toLLVM = opts.emulateGpu.empty()
+                           ? cpuToLLVM(vectorBits(opts), /*vectorize=*/!strict, !opts.singleAccumulators)
+                           : emulateGpuPipeline(opts.emulateGpu);
   // dx-fuse-reduction-loops (vector builds, on request): a normalisation's
   // second pass reads its tensor from cache. dx-grads-ready: the runtime
   // all-reduces gradients during the backward pass.

@@ -38,6 +38,9 @@ struct CodegenOptions {
   // streaming passes over a normalisation's tensor beat one pass per channel
   // tile (docs/codegen.md, section 5).
   bool fuseReductionLoops = false;
+  // Target::Cpu with vector code, for measurements: one accumulator per
+  // reduction, without dx-interleave-accumulators (InterleaveAccumulators.h).
+  bool singleAccumulators = false;
   // Target::Cpu with a channel block, on request (measurements, tests):
   // 2-D max poolings whose windows tile the plane, and their gradients, as
   // generated code instead of libdxrt calls (GeneratedMaxPool.h). Off by

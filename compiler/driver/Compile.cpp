@@ -234,6 +234,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.emulateGpu = req.emulateGpu;
   opts.strictFp = req.strictFp;
   opts.fuseReductionLoops = req.fuseReductionLoops;
+  opts.singleAccumulators = req.singleAccumulators;
   opts.generatedPooling = req.generatedPooling;
   opts.bf16ProductInputs = prog.train && prog.train->precision == "bf16" && !req.fp32ProductInputs;
   opts.channelBlock = req.channelBlock;

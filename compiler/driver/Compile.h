@@ -19,6 +19,7 @@ struct CompileRequest {
   std::string emulateGpu;          // hidden --emulate-gpu=ORDER: CodegenOptions::emulateGpu
   bool strictFp = false;           // hidden --strict-fp: CodegenOptions::strictFp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops: CodegenOptions::fuseReductionLoops
+  bool singleAccumulators = false; // hidden --single-accumulators: CodegenOptions::singleAccumulators
   bool generatedPooling = false;   // hidden --generated-pooling: CodegenOptions::generatedPooling
   bool fp32ProductInputs = false;  // hidden --fp32-product-inputs: no CodegenOptions::bf16ProductInputs
   int64_t channelBlock = -1;       // --conv-layout: CodegenOptions::channelBlock

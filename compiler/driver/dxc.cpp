@@ -56,6 +56,7 @@ struct Options {
   std::string emulateGpu;         // hidden --emulate-gpu=ORDER
   bool strictFp = false;          // hidden --strict-fp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
+  bool singleAccumulators = false; // hidden --single-accumulators
   bool generatedPooling = false;   // hidden --generated-pooling
   bool fp32ProductInputs = false;  // hidden --fp32-product-inputs
   std::string convLayout = "auto"; // --conv-layout=auto|nchw16c|nchw8c|nchw
@@ -143,6 +144,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.emulateGpu = o.emulateGpu;
     req.strictFp = o.strictFp;
     req.fuseReductionLoops = o.fuseReductionLoops;
+    req.singleAccumulators = o.singleAccumulators;
     req.generatedPooling = o.generatedPooling;
     req.fp32ProductInputs = o.fp32ProductInputs;
     req.channelBlock = o.convLayout == "nchw16c" ? 16 : o.convLayout == "nchw8c" ? 8 : o.convLayout == "nchw" ? 0 : -1;
@@ -259,6 +261,8 @@ int main(int argc, char **argv) {
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
+  // Hidden, for measurements: one accumulator per reduction (InterleaveAccumulators.h; docs/codegen.md, section 5).
+  compile->add_flag("--single-accumulators", o.singleAccumulators, "")->group("");
   // Hidden, for measurements and tests: generated 2-D max poolings (GeneratedMaxPool.h; docs/codegen.md, section 4).
   compile->add_flag("--generated-pooling", o.generatedPooling, "")->group("");
   // Hidden, for measurements and tests: in bf16 precision, keep the products' saved inputs
