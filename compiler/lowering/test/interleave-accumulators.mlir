@@ -203,3 +203,27 @@ func.func @nested(%x: memref<?x784x16xf32>, %init: vector<16xf32>) -> vector<16x
   }
   return %r : vector<16xf32>
 }
+
+// -----
+
+// An accumulator chain in a loop that has a loop inside: only innermost
+// loops get partials (copying an outer body would copy its inner loops).
+// CHECK-LABEL: func.func @outer_chain(
+// CHECK: scf.for %{{.*}} = %c0 to %c64 step %c1 iter_args(%{{.*}} = %arg2) -> (vector<16xf32>)
+// CHECK:   scf.for %{{.*}} = %c0 to %c4 step %c1 {
+// CHECK-NOT: step %c4
+func.func @outer_chain(%x: memref<64x16xf32>, %y: memref<4x16xf32>, %init: vector<16xf32>) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %r = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %init) -> (vector<16xf32>) {
+    %v = vector.load %x[%i, %c0] : memref<64x16xf32>, vector<16xf32>
+    scf.for %j = %c0 to %c4 step %c1 {
+      vector.store %v, %y[%j, %c0] : memref<4x16xf32>, vector<16xf32>
+    }
+    %a2 = arith.addf %acc, %v : vector<16xf32>
+    scf.yield %a2 : vector<16xf32>
+  }
+  return %r : vector<16xf32>
+}
