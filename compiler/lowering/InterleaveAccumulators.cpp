@@ -31,8 +31,8 @@ std::optional<vector::CombiningKind> combiningKind(mlir::Operation *op) {
   if (mlir::isa<arith::MulFOp>(op)) return vector::CombiningKind::MUL;
   if (mlir::isa<arith::MaximumFOp>(op)) return vector::CombiningKind::MAXIMUMF;
   if (mlir::isa<arith::MinimumFOp>(op)) return vector::CombiningKind::MINIMUMF;
-  if (mlir::isa<arith::MaxNumFOp>(op)) return vector::CombiningKind::MAXNUMF;
-  if (mlir::isa<arith::MinNumFOp>(op)) return vector::CombiningKind::MINNUMF;
+  // Not maxnumf/minnumf (which the lowering does not make): their neutral
+  // element would be NaN, which -inf/+inf are not when every input is NaN.
   return std::nullopt;
 }
 
@@ -42,9 +42,8 @@ llvm::APFloat neutralElement(vector::CombiningKind kind, const llvm::fltSemantic
   switch (kind) {
   case vector::CombiningKind::ADD: return llvm::APFloat::getZero(sem, /*Negative=*/true);
   case vector::CombiningKind::MUL: return llvm::APFloat::getOne(sem);
-  case vector::CombiningKind::MAXIMUMF:
-  case vector::CombiningKind::MAXNUMF: return llvm::APFloat::getInf(sem, /*Negative=*/true);
-  default: return llvm::APFloat::getInf(sem, /*Negative=*/false);
+  case vector::CombiningKind::MAXIMUMF: return llvm::APFloat::getInf(sem, /*Negative=*/true);
+  default: return llvm::APFloat::getInf(sem, /*Negative=*/false); // MINIMUMF
   }
 }
 
