@@ -261,7 +261,7 @@ int main(int argc, char **argv) {
   compile->add_flag("--strict-fp", o.strictFp, "")->group("");
   // Hidden, for measurements: dx-fuse-reduction-loops in the CPU pipeline (docs/codegen.md, section 5).
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
-  // Hidden, for measurements: one accumulator per reduction (InterleaveAccumulators.h; docs/codegen.md, section 5).
+  // Hidden, for measurements: one accumulator per reduction (InterleaveAccumulators.h; docs/codegen.md, section 7).
   compile->add_flag("--single-accumulators", o.singleAccumulators, "")->group("");
   // Hidden, for measurements and tests: generated 2-D max poolings (GeneratedMaxPool.h; docs/codegen.md, section 4).
   compile->add_flag("--generated-pooling", o.generatedPooling, "")->group("");
