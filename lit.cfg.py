@@ -1,12 +1,29 @@
 # lit configuration for DeepEx. Tests live beside the code they test
 # (compiler/*/test) and end-to-end checks under test/.
-#   python3 /usr/lib/llvm-19/build/utils/lit/lit.py -Dbuild_dir=build compiler test tools
+#   /usr/bin/python3 /usr/lib/llvm-19/build/utils/lit/lit.py -Dbuild_dir=build compiler test tools
 import os
 import shutil
-import lit.formats
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "test"))
+from lit_format import ShTestRemovingOutputs  # noqa: E402
 
 config.name = "DeepEx"
-config.test_format = lit.formats.ShTest(execute_external=True)
+# What a passing test wrote under Output/ is removed (test/lit_format.py);
+# -Dkeep_outputs=1 keeps it.
+config.test_format = ShTestRemovingOutputs(
+    keep_outputs=lit_config.params.get("keep_outputs", "0") not in ("0", ""), execute_external=True)
+# A test that hangs fails after this many seconds instead of holding the run
+# until CI's limit (the longest test takes about 4 minutes on a loaded 2-core
+# machine). lit needs psutil to end a test's processes; without it there is no
+# limit, and lit says so.
+test_timeout = int(lit_config.params.get("test_timeout", "1200"))
+try:
+    import psutil  # noqa: F401
+    lit_config.maxIndividualTestTime = test_timeout
+except ImportError:
+    lit_config.note("python3-psutil not found: no time limit per test (scripts/setup.sh installs it; "
+                    "run lit with /usr/bin/python3)")
 config.suffixes = [".dx", ".test", ".mlir"]
 # Inputs/ and gradcheck cases/ hold inputs of tests, not tests.
 config.excludes = ["Inputs", "cases", "CMakeLists.txt", "README.md", "lit.cfg.py"]

@@ -9,7 +9,7 @@ PACKAGES=(
   cmake ninja-build ccache g++ python3
   antlr4 libantlr4-runtime-dev libcli11-dev
   llvm-19-dev libmlir-19-dev mlir-19-tools   # MLIR/LLVM 19: the code generator
-  llvm-19-tools                       # lit and FileCheck
+  llvm-19-tools python3-psutil        # lit and FileCheck; psutil: lit's time limit per test
   clang libclang-rt-14-dev            # libFuzzer for the fuzz tests (fuzz/run.sh)
   libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
   libdnnl-dev                                                    # oneDNN: libdxrt's convolutions

@@ -1,4 +1,5 @@
 #include "lowering/InterleaveAccumulators.h"
+#include "lowering/VectorizeCpu.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -34,17 +35,6 @@ std::optional<vector::CombiningKind> combiningKind(mlir::Operation *op) {
   // Not maxnumf/minnumf (which the lowering does not make): their neutral
   // element would be NaN, which -inf/+inf are not when every input is NaN.
   return std::nullopt;
-}
-
-// The element that leaves every value of `kind` unchanged: -0 for sums
-// (-0 + +0 = +0 and -0 + -0 = -0, where +0 would turn a sum of -0s into +0).
-llvm::APFloat neutralElement(vector::CombiningKind kind, const llvm::fltSemantics &sem) {
-  switch (kind) {
-  case vector::CombiningKind::ADD: return llvm::APFloat::getZero(sem, /*Negative=*/true);
-  case vector::CombiningKind::MUL: return llvm::APFloat::getOne(sem);
-  case vector::CombiningKind::MAXIMUMF: return llvm::APFloat::getInf(sem, /*Negative=*/true);
-  default: return llvm::APFloat::getInf(sem, /*Negative=*/false); // MINIMUMF
-  }
 }
 
 // Registers of `vectorBits` that a value of type `t` takes (0: not a vector).
@@ -121,7 +111,7 @@ void interleave(mlir::RewriterBase &rw, scf::ForOp loop, llvm::ArrayRef<vector::
     auto type = mlir::cast<mlir::VectorType>(init.getType());
     auto elem = mlir::cast<mlir::FloatType>(type.getElementType());
     Value neutral = rw.create<arith::ConstantOp>(
-        loc, type, mlir::DenseElementsAttr::get(type, neutralElement(kind, elem.getFloatSemantics())));
+        loc, type, mlir::DenseElementsAttr::get(type, *floatNeutralElement(kind, elem.getFloatSemantics())));
     inits.push_back(init);
     for (int64_t j = 1; j < k; ++j) inits.push_back(neutral);
   }

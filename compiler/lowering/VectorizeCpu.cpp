@@ -490,19 +490,6 @@ void hoistAccumulators(mlir::RewriterBase &rw, mlir::ModuleOp module) {
 
 // ---- 4b. reductions along the vector dim: a vector of partial results ----
 
-// The neutral element of `kind` on floats, or nullopt for the kinds left alone.
-std::optional<llvm::APFloat> identityOf(vector::CombiningKind kind, const llvm::fltSemantics &sem) {
-  switch (kind) {
-  case vector::CombiningKind::ADD: return llvm::APFloat::getZero(sem);
-  case vector::CombiningKind::MUL: return llvm::APFloat::getOne(sem);
-  case vector::CombiningKind::MAXIMUMF:
-  case vector::CombiningKind::MAXNUMF: return llvm::APFloat::getInf(sem, /*Negative=*/true);
-  case vector::CombiningKind::MINIMUMF:
-  case vector::CombiningKind::MINNUMF: return llvm::APFloat::getInf(sem, /*Negative=*/false);
-  default: return std::nullopt;
-  }
-}
-
 // When the vector dim is itself reduced (a batch-norm's sum over H*W, a
 // norm over a row), each tile ends in a vector.multi_reduction into the
 // loop's carried result: a horizontal reduction per tile and a serial chain
@@ -529,7 +516,7 @@ mlir::FailureOr<scf::ForOp> widenCarriedReduction(mlir::RewriterBase &rw, scf::F
     auto elem = mlir::dyn_cast<mlir::FloatType>(srcType.getElementType());
     auto resType = mlir::dyn_cast<mlir::VectorType>(red.getResult().getType());
     if (!elem || srcType.isScalable() || (resType && resType.getNumElements() != 1)) continue;
-    auto identity = identityOf(red.getKind(), elem.getFloatSemantics());
+    auto identity = floatNeutralElement(red.getKind(), elem.getFloatSemantics());
     if (!identity) continue;
 
     const mlir::Location loc = red.getLoc();
@@ -755,5 +742,15 @@ std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits, bool stre
   return std::make_unique<VectorizeCpuPass>(vectorBits, streamingStores);
 }
 void registerVectorizeCpuPass() { mlir::PassRegistration<VectorizeCpuPass>(); }
+
+std::optional<llvm::APFloat> floatNeutralElement(vector::CombiningKind kind, const llvm::fltSemantics &sem) {
+  switch (kind) {
+  case vector::CombiningKind::ADD: return llvm::APFloat::getZero(sem, /*Negative=*/true);
+  case vector::CombiningKind::MUL: return llvm::APFloat::getOne(sem);
+  case vector::CombiningKind::MAXIMUMF: return llvm::APFloat::getInf(sem, /*Negative=*/true);
+  case vector::CombiningKind::MINIMUMF: return llvm::APFloat::getInf(sem, /*Negative=*/false);
+  default: return std::nullopt;
+  }
+}
 
 } // namespace dx

@@ -1,8 +1,15 @@
 #pragma once
 
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/APFloat.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
+
+namespace mlir::vector {
+enum class CombiningKind : uint32_t;
+} // namespace mlir::vector
 
 namespace dx {
 
@@ -41,5 +48,14 @@ namespace dx {
 // view of one workspace.
 std::unique_ptr<mlir::Pass> createVectorizeCpuPass(int64_t vectorBits = 256, bool streamingStores = false);
 void registerVectorizeCpuPass();
+
+// The float that leaves every value unchanged under `kind`, from which the
+// CPU vector passes start partial results (this pass's lane-wise partials,
+// dx-interleave-accumulators' extra accumulators): -0 for sums (-0 + x = x
+// for every x; +0 would turn a sum of -0s into +0), 1, -inf for maximumf,
+// +inf for minimumf. nullopt for the other kinds: maxnumf/minnumf's would be
+// NaN (-inf would turn an all-NaN maxnum into -inf), and the lowering makes
+// none.
+std::optional<llvm::APFloat> floatNeutralElement(mlir::vector::CombiningKind kind, const llvm::fltSemantics &sem);
 
 } // namespace dx

@@ -63,11 +63,12 @@ func.func @elementwise_4d(%x: memref<?x8x7x7xf32>, %y: memref<?x8x7x7xf32>) {
 // H and W collapse (784 contiguous floats). A reduction dim (N) comes before
 // the parallel one (C), so the loops keep the tensor's order, N, C, H*W,
 // and read it front to back. The loop over H*W carries 16 partial sums, one
-// per lane, from zero: one vector add per tile and one vector.reduction per
-// row, into the channel's sum, loaded before the row and stored after it (no
-// memory traffic per element, no horizontal sum per tile).
+// per lane, from -0 (a sum's neutral element): one vector add per tile and
+// one vector.reduction per row, into the channel's sum, loaded before the row
+// and stored after it (no memory traffic per element, no horizontal sum per
+// tile).
 // CHECK-LABEL: func.func @batchnorm_sum(
-// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<-0.000000e+00> : vector<16xf32>
 // CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1], [2, 3]] : memref<?x32x28x28xf32> into memref<?x32x784xf32>
 // CHECK: scf.for %[[N:.*]] = %c0 to %{{.*}} step %c1 {
 // CHECK:   scf.for %[[C:.*]] = %c0 to %c32 step %c1 {
@@ -129,10 +130,10 @@ func.func @blocked_batchnorm_sum(%x: memref<?x2x784x16xf32>, %s: memref<2x16xf32
 
 // A row's maximum and sum of squares over [B, 100] (two results of one
 // op): the loop over the row's 6 full tiles carries 16 partial maxima from
-// -inf and 16 partial sums from 0, reduced once after it into the values
+// -inf and 16 partial sums from -0, reduced once after it into the values
 // loaded before; the remainder of 4 stays scalar, after the stores.
 // CHECK-LABEL: func.func @row_max_and_sum(
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<16xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<-0.000000e+00> : vector<16xf32>
 // CHECK-DAG: %[[NEGINF:.*]] = arith.constant dense<0xFF800000> : vector<16xf32>
 // CHECK: %[[M0:.*]] = memref.load
 // CHECK: %[[S0:.*]] = memref.load
