@@ -78,6 +78,14 @@ else:
 if os.geteuid() == 0 and all(shutil.which(t) or os.path.exists(os.path.join("/usr/sbin", t))
                              for t in ["slurmctld", "slurmd", "munged", "sbatch", "srun", "scontrol"]):
     config.available_features.add("slurm")
+# 'lld-link': the build links executables with lld (CMake's DX_LINKER, which
+# it wrote to runtime/dxrt-linker-flag.txt), compiler/driver/test/linker.test.
+try:
+    with open(os.path.join(build_dir, "runtime", "dxrt-linker-flag.txt")) as f:
+        if f.read().strip() == "-fuse-ld=lld":
+            config.available_features.add("lld-link")
+except OSError:
+    pass
 # 'bf16': the CPU has bf16 dot products (AVX512_BF16 or AMX-BF16), so models
 # compiled with precision bf16 run (test/e2e/bf16*.test); without, their
 # refusal is what is tested.

@@ -11,6 +11,7 @@ PACKAGES=(
   llvm-19-dev libmlir-19-dev mlir-19-tools   # MLIR/LLVM 19: the code generator
   llvm-19-tools python3-psutil        # lit and FileCheck; psutil: lit's time limit per test
   clang libclang-rt-14-dev            # libFuzzer for the fuzz tests (fuzz/run.sh)
+  lld                                 # the linker dxc links executables with (CMake DX_LINKER)
   libopenblas-dev zlib1g-dev nlohmann-json3-dev libgtest-dev   # the runtime, libdxrt
   libdnnl-dev                                                    # oneDNN: libdxrt's convolutions
   libpng-dev libjpeg62-turbo-dev                                 # dx-datagen image folders; the image-folder reader

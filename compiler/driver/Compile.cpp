@@ -143,13 +143,13 @@ int link(const std::string &object, const std::string &output, bool cuda) {
     }
     runtime = cudaLinkLine(runtime, cudaRuntime);
   }
-  const std::string cxx = findLinker();
-  if (cxx.empty()) return 1;
-  std::vector<std::string> args = {cxx, "-o", output, object};
+  std::vector<std::string> args = linkDriver();
+  if (args.empty()) return 1;
+  args.insert(args.end(), {"-o", output, object});
   args.insert(args.end(), runtime.begin(), runtime.end());
   std::vector<llvm::StringRef> refs(args.begin(), args.end());
   std::string msg;
-  int rc = llvm::sys::ExecuteAndWait(cxx, refs, std::nullopt, {}, 0, 0, &msg);
+  int rc = llvm::sys::ExecuteAndWait(args[0], refs, std::nullopt, {}, 0, 0, &msg);
   if (rc != 0) {
     llvm::errs() << "dxc: error: linking failed" << (msg.empty() ? "" : ": " + msg) << "\n  command:";
     for (auto &a : args) llvm::errs() << " " << a;

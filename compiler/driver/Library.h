@@ -11,6 +11,7 @@
 #include "sema/Sema.h"
 
 #include <string>
+#include <vector>
 
 namespace dx {
 
@@ -23,8 +24,9 @@ std::string libraryStem(const std::string &output);
 int writeModelLibrary(const Program &prog, const std::string &object, const std::string &output,
                       const std::vector<std::string> &runtimeLink);
 
-// The C++ driver dxc links with (DXC_CXX, default c++), or "" after printing
-// an error.
-std::string findLinker();
+// The command dxc links with: the C++ driver (DXC_CXX, default c++), then,
+// with the default driver, the build's choice of linker (-fuse-ld=lld where
+// ld.lld is on PATH); empty after printing an error.
+std::vector<std::string> linkDriver();
 
 } // namespace dx

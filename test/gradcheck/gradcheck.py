@@ -661,6 +661,10 @@ class Tools:
         if not os.path.exists(link_txt):
             sys.exit(f"gradcheck: {link_txt} not found: configure the build first")
         self.link = open(link_txt).read().split()
+        # The linker dxc uses (CMake's DX_LINKER: lld, several times faster
+        # than GNU ld on these executables), where the build wrote it.
+        flag_txt = os.path.join(build, "runtime", "dxrt-linker-flag.txt")
+        self.linker = open(flag_txt).read().split() if os.path.exists(flag_txt) else []
         self.runner = os.path.join(build, "test", "gradcheck", "libdxgc_runner.a")
         if not os.path.exists(self.runner):  # not built by CMake (yet): build it here
             self.runner = os.path.join(work, "runner.o")
@@ -674,7 +678,7 @@ class Tools:
         run([self.dxc, "compile", os.path.join(HERE, "cases", name + ".dx"), "--emit=obj", "-o", obj] + self.dxc_flags)
         # The runner's main() first, so that libdxrt's driver/main.o is not pulled in.
         # libdxrt and what it needs (OpenBLAS, zlib, MPI, oneDNN), as dxc links it.
-        run(["c++", "-o", exe, self.runner, obj] + self.link)
+        run(["c++"] + self.linker + ["-o", exe, self.runner, obj] + self.link)
         meta = json.loads(run([exe, "--metadata"]))
         return d, exe, meta
 
@@ -926,6 +930,11 @@ def main():
             except Exception as e:  # a compile, link or run failure is a failed case
                 ok, r = False, dict(error=str(e))
             failed += not ok
+            if ok and not args.keep:
+                # A case's directory holds its linked runner (about 45 MB):
+                # 104 of them, several gradcheck runs at once, filled a CI
+                # machine's disk. A failed case keeps its files until the end.
+                shutil.rmtree(d, ignore_errors=True)
             if "error" in r:
                 print(f"{name:<32} {'ERROR':>52}  FAIL\n    " + r["error"].replace("\n", "\n    ")[:4000])
                 continue
