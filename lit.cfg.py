@@ -14,9 +14,10 @@ config.name = "DeepEx"
 config.test_format = ShTestRemovingOutputs(
     keep_outputs=lit_config.params.get("keep_outputs", "0") not in ("0", ""), execute_external=True)
 # A test that hangs fails after this many seconds instead of holding the run
-# until CI's limit (the longest test takes about 4 minutes on a loaded 2-core
-# machine). lit needs psutil to end a test's processes; without it there is no
-# limit, and lit says so.
+# until CI's limit (the longest take about 130 s on a 2-core machine beside
+# another test; the gradient checks took up to 515 s when executables were
+# linked with GNU ld). lit needs psutil to end a test's processes; without it
+# there is no limit, and lit says so.
 test_timeout = int(lit_config.params.get("test_timeout", "1200"))
 try:
     import psutil  # noqa: F401
