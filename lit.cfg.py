@@ -25,7 +25,7 @@ try:
 except ImportError:
     lit_config.note("python3-psutil not found: no time limit per test (scripts/setup.sh installs it; "
                     "run lit with /usr/bin/python3)")
-config.suffixes = [".dx", ".test", ".mlir"]
+config.suffixes = [".dx", ".test", ".mlir", ".ll"]
 # Inputs/ and gradcheck cases/ hold inputs of tests, not tests.
 config.excludes = ["Inputs", "cases", "CMakeLists.txt", "README.md", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)

@@ -1,6 +1,7 @@
 #include "codegen/Pipeline.h"
 
 #include "codegen/Fatbin.h"
+#include "codegen/StreamPrefetch.h"
 #include "dialect/DxDialect.h"
 #include "lowering/Bf16ProductInputs.h"
 #include "lowering/BuildABI.h"
@@ -236,6 +237,8 @@ static mlir::LogicalResult emitHostCode(mlir::ModuleOp module, const CodegenOpti
   pb.crossRegisterProxies(lam, fam, cgam, mam);
   pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*llmod, mam);
   keepAlignedStreamingStores(*llmod, vectorBits(opts) / 8);
+  // The CPU code's streams (the CUDA host code has none to speak of).
+  if (opts.target == Target::Cpu) insertStreamPrefetches(*llmod, tm.get(), opts.prefetchBytes);
 
   if (opts.stopAfter == Stage::LLVM) {
     llvm::raw_string_ostream os(*llvmIR);

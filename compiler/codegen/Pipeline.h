@@ -41,6 +41,10 @@ struct CodegenOptions {
   // Target::Cpu with vector code, for measurements: one accumulator per
   // reduction, without dx-interleave-accumulators (InterleaveAccumulators.h).
   bool singleAccumulators = false;
+  // Target::Cpu: software prefetches this many bytes (two 4 KiB pages)
+  // ahead of each stream of the innermost loops (StreamPrefetch.h); 0: none
+  // (the hidden dxc --prefetch-bytes, for measurements).
+  int64_t prefetchBytes = 8192;
   // Target::Cpu with a channel block, on request (measurements, tests):
   // 2-D max poolings whose windows tile the plane, and their gradients, as
   // generated code instead of libdxrt calls (GeneratedMaxPool.h). Off by

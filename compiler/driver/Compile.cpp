@@ -235,6 +235,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.strictFp = req.strictFp;
   opts.fuseReductionLoops = req.fuseReductionLoops;
   opts.singleAccumulators = req.singleAccumulators;
+  if (req.prefetchBytes >= 0) opts.prefetchBytes = req.prefetchBytes;
   opts.generatedPooling = req.generatedPooling;
   opts.bf16ProductInputs = prog.train && prog.train->precision == "bf16" && !req.fp32ProductInputs;
   opts.channelBlock = req.channelBlock;

@@ -20,6 +20,7 @@ struct CompileRequest {
   bool strictFp = false;           // hidden --strict-fp: CodegenOptions::strictFp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops: CodegenOptions::fuseReductionLoops
   bool singleAccumulators = false; // hidden --single-accumulators: CodegenOptions::singleAccumulators
+  int64_t prefetchBytes = -1;      // hidden --prefetch-bytes: CodegenOptions::prefetchBytes; -1 its default
   bool generatedPooling = false;   // hidden --generated-pooling: CodegenOptions::generatedPooling
   bool fp32ProductInputs = false;  // hidden --fp32-product-inputs: no CodegenOptions::bf16ProductInputs
   int64_t channelBlock = -1;       // --conv-layout: CodegenOptions::channelBlock

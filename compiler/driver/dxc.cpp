@@ -57,6 +57,7 @@ struct Options {
   bool strictFp = false;          // hidden --strict-fp
   bool fuseReductionLoops = false; // hidden --fuse-reduction-loops
   bool singleAccumulators = false; // hidden --single-accumulators
+  int64_t prefetchBytes = -1;      // hidden --prefetch-bytes
   bool generatedPooling = false;   // hidden --generated-pooling
   bool fp32ProductInputs = false;  // hidden --fp32-product-inputs
   std::string convLayout = "auto"; // --conv-layout=auto|nchw16c|nchw8c|nchw
@@ -145,6 +146,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.strictFp = o.strictFp;
     req.fuseReductionLoops = o.fuseReductionLoops;
     req.singleAccumulators = o.singleAccumulators;
+    req.prefetchBytes = o.prefetchBytes;
     req.generatedPooling = o.generatedPooling;
     req.fp32ProductInputs = o.fp32ProductInputs;
     req.channelBlock = o.convLayout == "nchw16c" ? 16 : o.convLayout == "nchw8c" ? 8 : o.convLayout == "nchw" ? 0 : -1;
@@ -263,6 +265,10 @@ int main(int argc, char **argv) {
   compile->add_flag("--fuse-reduction-loops", o.fuseReductionLoops, "")->group("");
   // Hidden, for measurements: one accumulator per reduction (InterleaveAccumulators.h; docs/codegen.md, section 7).
   compile->add_flag("--single-accumulators", o.singleAccumulators, "")->group("");
+  // Hidden, for measurements: software prefetches N bytes ahead of each stream, 0 none (StreamPrefetch.h).
+  compile->add_option("--prefetch-bytes", o.prefetchBytes, "")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20))
+      ->group("");
   // Hidden, for measurements and tests: generated 2-D max poolings (GeneratedMaxPool.h; docs/codegen.md, section 4).
   compile->add_flag("--generated-pooling", o.generatedPooling, "")->group("");
   // Hidden, for measurements and tests: in bf16 precision, keep the products' saved inputs
