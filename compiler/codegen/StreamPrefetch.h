@@ -18,11 +18,13 @@ class TargetMachine;
 
 namespace dx {
 
-// In every innermost loop of `m`'s functions, each stream of vector loads
-// (pointers that advance by the same constant step, 32 to 1024 bytes per
-// iteration, at constant distances from each other within one step) gets
-// prefetches of the step's lines `distanceBytes` ahead of its lowest load,
-// right before that load. distanceBytes = 0: none. Runs after the O3
+// In every innermost loop of `m`'s functions, each stream (vector loads and
+// plain vector stores whose pointers advance by the same constant step, 32
+// to 1024 bytes per iteration, at constant distances from each other
+// within one step) gets prefetches of the step's lines `distanceBytes`
+// ahead of its lowest access, right before that access; a loop with a
+// stream it only writes gets none (StreamPrefetch.cpp says why).
+// distanceBytes = 0: none. Runs after the O3
 // pipeline (which writes the loops' final shape: LLVM's own vectorized
 // loops, unrolled copies). `tm` may be null (dx-llvm-opt's tests).
 void insertStreamPrefetches(llvm::Module &m, llvm::TargetMachine *tm, uint64_t distanceBytes);
