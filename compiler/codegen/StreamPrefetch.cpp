@@ -67,7 +67,7 @@ static llvm::SmallVector<Stream> findStreams(llvm::Loop &l, llvm::ScalarEvolutio
       std::optional<int64_t> step = streamStep(address, l, se);
       if (!step) continue;
       const bool read = llvm::isa<llvm::LoadInst>(i);
-      Stream *joined = nullptr;
+      bool joined = false;
       for (Stream &s : streams) {
         if (s.step != *step) continue;
         auto *diff = llvm::dyn_cast<llvm::SCEVConstant>(se.getMinusSCEV(address, s.first));
@@ -79,7 +79,7 @@ static llvm::SmallVector<Stream> findStreams(llvm::Loop &l, llvm::ScalarEvolutio
           s.lowestOffset = offset;
         }
         s.read = s.read || read;
-        joined = &s;
+        joined = true;
         break;
       }
       if (!joined) streams.push_back({address, *step, &i, 0, read});
@@ -91,10 +91,10 @@ static void prefetchLoop(llvm::Loop &l, llvm::ScalarEvolution &se, uint64_t dist
   llvm::SmallVector<Stream> streams = findStreams(l, se);
   // A loop with a stream it only writes, with plain stores, gets none:
   // each new line of it is read for ownership into the cache, and
-  // prefetches compete with those reads. Such a loop writes less than
-  // dx-vectorize-cpu's streaming-store threshold (4 MiB; above it the
-  // stores are non-temporal and make no stream here), so its operands are
-  // mostly in cache. (The Fashion CNN's second batch norm, 3.2 MB tensors:
+  // prefetches compete with those reads. Into the workspace, such a loop
+  // writes less than dx-vectorize-cpu's streaming-store threshold (4 MiB;
+  // above it the stores are non-temporal and make no stream here), so its
+  // operands are mostly in cache. (The Fashion CNN's second batch norm, 3.2 MB tensors:
   // its two maps took 0.17-0.19 ms with prefetches, 0.14-0.17 without.)
   // An update in place (the optimizer's) reads what it writes.
   for (const Stream &s : streams)
