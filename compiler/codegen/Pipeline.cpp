@@ -9,6 +9,7 @@
 #include "lowering/EmulateGpuOrder.h"
 #include "lowering/ExpandWindowDims.h"
 #include "lowering/FuseCheapProducers.h"
+#include "lowering/FusePoolInput.h"
 #include "lowering/FuseReductionLoops.h"
 #include "lowering/GradsReady.h"
 #include "lowering/InterleaveAccumulators.h"
@@ -82,6 +83,7 @@ void registerPipelinePasses() {
     registerInterleaveAccumulatorsPass();
     registerProfilePointsPass();
     registerFuseCheapProducersPass();
+    registerFusePoolInputPass();
     registerExpandWindowDimsPass();
     registerSimplifyComparesPass();
     registerGradsReadyPass();
@@ -408,12 +410,19 @@ mlir::LogicalResult runPipeline(mlir::ModuleOp module, const CodegenOptions &opt
   const int64_t block = plannedChannelBlock(opts);
   const bool blocked = block != 0;
   const std::string layouts = blocked ? "dx-propagate-layouts, canonicalize, cse, " : "";
-  if (mlir::failed(runPasses(module, "dx-build-abi, dx-to-linalg{channel-block=" + std::to_string(block) +
-                                         " generated-pooling=" + (opts.generatedPooling ? "1" : "0") +
-                                         "}, inline, symbol-dce, canonicalize, cse, " + layouts +
-                                         "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
-                                         "dx-simplify-compares, canonicalize, cse" +
-                                         (blocked ? ", dx-drop-unit-block-dims, dx-expand-window-dims, canonicalize, cse" : ""))))
+  // dx-fuse-pool-input: the CPU's pooling kernels apply a batch norm and relu
+  // that only they read (the CUDA kernels, and the emulation of their order,
+  // read the map's result).
+  const std::string poolInput = blocked && opts.fusePoolInput && opts.target == Target::Cpu && opts.emulateGpu.empty()
+                                    ? ", dx-fuse-pool-input, canonicalize, cse"
+                                    : "";
+  if (mlir::failed(runPasses(
+          module, "dx-build-abi, dx-to-linalg{channel-block=" + std::to_string(block) + " generated-pooling=" +
+                      (opts.generatedPooling ? "1" : "0") + "}, inline, symbol-dce, canonicalize, cse, " + layouts +
+                      "linalg-fuse-elementwise-ops, canonicalize, cse, dx-fuse-cheap-producers, "
+                      "dx-simplify-compares, canonicalize, cse" +
+                      (blocked ? ", dx-drop-unit-block-dims, dx-expand-window-dims, canonicalize, cse" : "") +
+                      poolInput)))
     return mlir::failure();
   if (opts.stopAfter == Stage::Linalg) return mlir::success();
   if (opts.target == Target::Cuda) return runCudaPipeline(module, opts, llvmIR);

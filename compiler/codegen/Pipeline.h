@@ -51,6 +51,11 @@ struct CodegenOptions {
   // default: the batch norm's backward passes it fuses into run slower than
   // the library kernels save (docs/codegen.md, section 4).
   bool generatedPooling = false;
+  // Target::Cpu with a channel block: a pooling whose input is a per-channel
+  // map (batch norm, relu) that only poolings read applies the map itself
+  // (dx-fuse-pool-input, FusePoolInput.h). Off only for measurements and
+  // tests (the hidden dxc --no-fuse-pool-input).
+  bool fusePoolInput = true;
   // Target::Cpu in bf16 precision: activations that only matrix products
   // read and a weight gradient reads again are stored in bf16
   // (dx-bf16-product-inputs, Bf16ProductInputs.h). The driver sets it for a

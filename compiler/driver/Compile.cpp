@@ -237,6 +237,7 @@ int compileProgram(const Program &prog, const SourceManager &sm, const CompileRe
   opts.singleAccumulators = req.singleAccumulators;
   if (req.prefetchBytes >= 0) opts.prefetchBytes = req.prefetchBytes;
   opts.generatedPooling = req.generatedPooling;
+  opts.fusePoolInput = req.fusePoolInput;
   opts.bf16ProductInputs = prog.train && prog.train->precision == "bf16" && !req.fp32ProductInputs;
   opts.channelBlock = req.channelBlock;
   if (cuda) {

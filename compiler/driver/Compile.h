@@ -22,6 +22,7 @@ struct CompileRequest {
   bool singleAccumulators = false; // hidden --single-accumulators: CodegenOptions::singleAccumulators
   int64_t prefetchBytes = -1;      // hidden --prefetch-bytes: CodegenOptions::prefetchBytes; -1 its default
   bool generatedPooling = false;   // hidden --generated-pooling: CodegenOptions::generatedPooling
+  bool fusePoolInput = true;       // hidden --no-fuse-pool-input: CodegenOptions::fusePoolInput
   bool fp32ProductInputs = false;  // hidden --fp32-product-inputs: no CodegenOptions::bf16ProductInputs
   int64_t channelBlock = -1;       // --conv-layout: CodegenOptions::channelBlock
 };

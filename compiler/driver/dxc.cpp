@@ -59,6 +59,7 @@ struct Options {
   bool singleAccumulators = false; // hidden --single-accumulators
   int64_t prefetchBytes = -1;      // hidden --prefetch-bytes
   bool generatedPooling = false;   // hidden --generated-pooling
+  bool noFusePoolInput = false;    // hidden --no-fuse-pool-input
   bool fp32ProductInputs = false;  // hidden --fp32-product-inputs
   std::string convLayout = "auto"; // --conv-layout=auto|nchw16c|nchw8c|nchw
   bool verify = false;
@@ -148,6 +149,7 @@ int runOne(const Options &o, const std::optional<std::string> &contents) {
     req.singleAccumulators = o.singleAccumulators;
     req.prefetchBytes = o.prefetchBytes;
     req.generatedPooling = o.generatedPooling;
+    req.fusePoolInput = !o.noFusePoolInput;
     req.fp32ProductInputs = o.fp32ProductInputs;
     req.channelBlock = o.convLayout == "nchw16c" ? 16 : o.convLayout == "nchw8c" ? 8 : o.convLayout == "nchw" ? 0 : -1;
     return dx::compileProgram(*prog, sm, req);
@@ -271,6 +273,8 @@ int main(int argc, char **argv) {
       ->group("");
   // Hidden, for measurements and tests: generated 2-D max poolings (GeneratedMaxPool.h; docs/codegen.md, section 4).
   compile->add_flag("--generated-pooling", o.generatedPooling, "")->group("");
+  // Hidden, for measurements and tests: poolings read a batch norm's and relu's result (FusePoolInput.h).
+  compile->add_flag("--no-fuse-pool-input", o.noFusePoolInput, "")->group("");
   // Hidden, for measurements and tests: in bf16 precision, keep the products' saved inputs
   // in fp32 as before dx-bf16-product-inputs (docs/language.md, "Precision").
   compile->add_flag("--fp32-product-inputs", o.fp32ProductInputs, "")->group("");

@@ -210,26 +210,28 @@ mlir::func::FuncOp kernelDeclaration(mlir::ModuleOp module, mlir::Location loc, 
   return fn;
 }
 
+Value kernelInput(mlir::OpBuilder &b, mlir::Location loc, Value tensor) {
+  auto t = ttype(tensor);
+  llvm::SmallVector<int64_t> strides(t.getRank(), mlir::ShapedType::kDynamic);
+  auto viewType =
+      mlir::MemRefType::get(t.getShape(), t.getElementType(),
+                            mlir::StridedLayoutAttr::get(b.getContext(), mlir::ShapedType::kDynamic, strides));
+  auto m = b.create<mlir::bufferization::ToMemrefOp>(loc, viewType, tensor, /*read_only=*/true);
+  // to_memref is Pure: CSE would merge two kernels' to_memref of one tensor
+  // and hand the later kernel a memref taken earlier. Bufferization only sees
+  // the tensor read at the to_memref, so it may reuse the buffer in between
+  // (a dense weight gradient then read its own dy as x). A unique attribute
+  // keeps one to_memref per kernel call, right before it.
+  static std::atomic<int64_t> nextArg{0};
+  m->setAttr("dx.kernel_arg", b.getI64IntegerAttr(nextArg++));
+  return b.create<mlir::memref::CastOp>(loc, kernelMemRef(b.getF32Type(), t.getRank()), m);
+}
+
 llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                     mlir::ValueRange inputs, llvm::ArrayRef<mlir::RankedTensorType> resultTypes,
                                     llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources) {
   llvm::SmallVector<Value> args;
-  for (Value in : inputs) {
-    auto t = ttype(in);
-    llvm::SmallVector<int64_t> strides(t.getRank(), mlir::ShapedType::kDynamic);
-    auto viewType = mlir::MemRefType::get(
-        t.getShape(), t.getElementType(),
-        mlir::StridedLayoutAttr::get(b.getContext(), mlir::ShapedType::kDynamic, strides));
-    auto m = b.create<mlir::bufferization::ToMemrefOp>(loc, viewType, in, /*read_only=*/true);
-    // to_memref is Pure: CSE would merge two kernels' to_memref of one tensor
-    // and hand the later kernel a memref taken earlier. Bufferization only sees
-    // the tensor read at the to_memref, so it may reuse the buffer in between
-    // (a dense weight gradient then read its own dy as x). A unique attribute
-    // keeps one to_memref per kernel call, right before it.
-    static std::atomic<int64_t> nextArg{0};
-    m->setAttr("dx.kernel_arg", b.getI64IntegerAttr(nextArg++));
-    args.push_back(b.create<mlir::memref::CastOp>(loc, kernelMemRef(b.getF32Type(), t.getRank()), m));
-  }
+  for (Value in : inputs) args.push_back(kernelInput(b, loc, in));
   llvm::SmallVector<Value> allocs;
   for (mlir::RankedTensorType resultType : resultTypes) {
     auto allocType = mlir::MemRefType::get(resultType.getShape(), resultType.getElementType());

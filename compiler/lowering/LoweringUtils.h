@@ -73,6 +73,9 @@ Value callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name, m
 llvm::SmallVector<Value> callKernel(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef name,
                                     mlir::ValueRange inputs, llvm::ArrayRef<mlir::RankedTensorType> resultTypes,
                                     llvm::ArrayRef<Value> scalars, mlir::ValueRange sizeSources);
+// A tensor as a kernel's input: a read-only to_memref of its own (one per
+// call, made right before it) cast to kernelMemRef.
+Value kernelInput(mlir::OpBuilder &b, mlir::Location loc, Value tensor);
 Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 // The memref type of a kernel's rank-`rank` argument of element type `elem`:
 // every size and stride dynamic (the C interface's descriptor).

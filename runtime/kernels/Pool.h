@@ -40,4 +40,11 @@ bool pool3d_2x2x2_max_grad(const char *path, int64_t planes, int64_t d, int64_t 
 bool pool_blocked_run(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g,
                       int64_t blocks, const float *x, const float *y_or_dy, float *y_or_dx);
 
+// The same on relu?(x * scale + shift) instead of x (dxrt_pool_*_blocked_pre):
+// scale and shift hold one float per channel, plane p's channels are block
+// p % channel_blocks, and each plane's input is made in a buffer first.
+bool pool_blocked_run_pre(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g,
+                          int64_t blocks, int64_t channel_blocks, const float *x, const float *scale,
+                          const float *shift, bool relu, const float *y_or_dy, float *y_or_dx);
+
 } // namespace dxrt

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -119,9 +120,29 @@ inline bool is_2x2(const PoolGeometry &g) {
 // hardware prefetcher follows one ascending stream per page, not two).
 constexpr int64_t kChunk = 64;
 
-template <int64_t Kind>
-DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float *y) {
+// What the 2x2 loops pool: x itself (kPlain), or relu?(x * scale + shift)
+// computed on each vector of x as it is loaded (dxrt_pool_*_blocked_pre, for
+// dxc's dx-fuse-pool-input): the product rounded before the sum (this file
+// is built with -ffp-contract=off), then relu as arith.maximumf(v, +0): a
+// NaN stays, -0 and the negatives become +0.
+enum PreOp : int { kPlain = 0, kAffine = 1, kAffineRelu = 2 };
+
+template <int Pre> DXRT_AVX512 inline __m512 pre_op(__m512 v, __m512 s, __m512 t) {
+  if constexpr (Pre == kPlain) return v;
+  v = _mm512_add_ps(_mm512_mul_ps(v, s), t);
+  if constexpr (Pre == kAffineRelu)
+    v = _mm512_mask_max_ps(v, _mm512_cmp_ps_mask(v, v, _CMP_ORD_Q), v, _mm512_setzero_ps()); // max(-0, +0) = +0
+  return v;
+}
+template <int Pre> DXRT_AVX512 inline __m512 load_pre(const float *p, __m512 s, __m512 t) {
+  return pre_op<Pre>(_mm512_loadu_ps(p), s, t);
+}
+
+template <int64_t Kind, int Pre = kPlain>
+DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float *y, const float *scale = nullptr,
+                                    const float *shift = nullptr) {
   const __m512 quarter = _mm512_set1_ps(0.25f);
+  const __m512 s = Pre ? _mm512_loadu_ps(scale) : quarter, t = Pre ? _mm512_loadu_ps(shift) : quarter;
   __m512 part[kChunk];
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const float *r0 = x + 2 * oh * g.w * B16, *r1 = r0 + g.w * B16;
@@ -129,12 +150,12 @@ DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float
     for (int64_t c0 = 0; c0 < g.wo; c0 += kChunk) {
       const int64_t c1 = std::min(c0 + kChunk, g.wo);
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B16), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B16);
+        const __m512 a = load_pre<Pre>(r0 + 2 * ow * B16, s, t), b = load_pre<Pre>(r0 + (2 * ow + 1) * B16, s, t);
         if constexpr (Kind == kMax) part[ow - c0] = _mm512_mask_mov_ps(a, takes(a, b), b);
         else part[ow - c0] = _mm512_add_ps(_mm512_add_ps(_mm512_setzero_ps(), a), b); // the sum from +0
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 c = _mm512_loadu_ps(r1 + 2 * ow * B16), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B16);
+        const __m512 c = load_pre<Pre>(r1 + 2 * ow * B16, s, t), e = load_pre<Pre>(r1 + (2 * ow + 1) * B16, s, t);
         __m512 v = part[ow - c0];
         if constexpr (Kind == kMax) {
           v = _mm512_mask_mov_ps(v, takes(v, c), c);
@@ -148,10 +169,12 @@ DXRT_AVX512 void forward_2x2_avx512(const PoolGeometry &g, const float *x, float
   }
 }
 
-template <int64_t Kind>
-DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
+template <int64_t Kind, int Pre = kPlain>
+DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const float *dy, float *dx,
+                                 const float *scale = nullptr, const float *shift = nullptr) {
   if (!(2 * g.ho == g.h && 2 * g.wo == g.w)) std::memset(dx, 0, size_t(g.h * g.w * B16) * sizeof(float));
   const __m512 quarter = _mm512_set1_ps(0.25f);
+  const __m512 s = Pre ? _mm512_loadu_ps(scale) : quarter, t = Pre ? _mm512_loadu_ps(shift) : quarter;
   __m512 best[kChunk];
   __mmask16 t1[kChunk], w0[kChunk], w1[kChunk];
   for (int64_t oh = 0; oh < g.ho; ++oh) {
@@ -176,13 +199,13 @@ DXRT_AVX512 void grad_2x2_avx512(const PoolGeometry &g, const float *x, const fl
       // address order.
       __mmask16 w2[kChunk], w3[kChunk];
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const __m512 a = _mm512_loadu_ps(r0 + 2 * ow * B16), b = _mm512_loadu_ps(r0 + (2 * ow + 1) * B16);
+        const __m512 a = load_pre<Pre>(r0 + 2 * ow * B16, s, t), b = load_pre<Pre>(r0 + (2 * ow + 1) * B16, s, t);
         t1[ow - c0] = takes(a, b);
         best[ow - c0] = _mm512_mask_mov_ps(a, t1[ow - c0], b);
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
         const int64_t k = ow - c0;
-        const __m512 c = _mm512_loadu_ps(r1 + 2 * ow * B16), e = _mm512_loadu_ps(r1 + (2 * ow + 1) * B16);
+        const __m512 c = load_pre<Pre>(r1 + 2 * ow * B16, s, t), e = load_pre<Pre>(r1 + (2 * ow + 1) * B16, s, t);
         const __mmask16 t2 = takes(best[k], c);
         const __mmask16 t3 = takes(_mm512_mask_mov_ps(best[k], t2, c), e);
         w0[k] = __mmask16(~(t1[k] | t2 | t3));
@@ -346,6 +369,11 @@ struct Avx2x16 {
   DXRT_AVX2_INLINE P splat(float f) { return {_mm256_set1_ps(f), _mm256_set1_ps(f)}; }
   DXRT_AVX2_INLINE P add(const P &a, const P &b) { return {_mm256_add_ps(a.lo, b.lo), _mm256_add_ps(a.hi, b.hi)}; }
   DXRT_AVX2_INLINE P mul(const P &a, const P &b) { return {_mm256_mul_ps(a.lo, b.lo), _mm256_mul_ps(a.hi, b.hi)}; }
+  // arith.maximumf(a, +0): a NaN stays (max_ps would return the +0).
+  DXRT_AVX2_INLINE __m256 relu8(__m256 a) {
+    return _mm256_blendv_ps(_mm256_max_ps(a, _mm256_setzero_ps()), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  }
+  DXRT_AVX2_INLINE P relu(const P &a) { return {relu8(a.lo), relu8(a.hi)}; }
   // v replaces best where best is not NaN and v is greater or NaN:
   // not (v <= best), unordered included, and best ordered.
   DXRT_AVX2_INLINE __m256 takes8(__m256 best, __m256 v) {
@@ -389,6 +417,7 @@ struct Avx2x8 {
   DXRT_AVX2_INLINE P splat(float f) { return {_mm256_set1_ps(f)}; }
   DXRT_AVX2_INLINE P add(const P &a, const P &b) { return {_mm256_add_ps(a.v, b.v)}; }
   DXRT_AVX2_INLINE P mul(const P &a, const P &b) { return {_mm256_mul_ps(a.v, b.v)}; }
+  DXRT_AVX2_INLINE P relu(const P &a) { return {Avx2x16::relu8(a.v)}; }
   DXRT_AVX2_INLINE M takes(const P &best, const P &v) { return {Avx2x16::takes8(best.v, v.v)}; }
   DXRT_AVX2_INLINE P blend(const M &m, const P &a, const P &b) { return {_mm256_blendv_ps(a.v, b.v, m.v)}; }
   DXRT_AVX2_INLINE P maskz(const M &m, const P &d) { return {_mm256_and_ps(m.v, d.v)}; }
@@ -402,11 +431,23 @@ struct Avx2x8 {
   DXRT_AVX2_INLINE bool any(const M &m) { return !_mm256_testz_ps(m.v, m.v); }
 };
 
-template <typename V, int64_t Kind>
-DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y) {
+// pre_op's rule (the AVX-512 loops') on a pixel of V.
+template <typename V, int Pre>
+DXRT_AVX2 inline typename V::P load_pre(const float *p, const typename V::P &s, const typename V::P &t) {
+  typename V::P v = V::load(p);
+  if constexpr (Pre == kPlain) return v;
+  v = V::add(V::mul(v, s), t);
+  if constexpr (Pre == kAffineRelu) v = V::relu(v);
+  return v;
+}
+
+template <typename V, int64_t Kind, int Pre = kPlain>
+DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y, const float *scale = nullptr,
+                                const float *shift = nullptr) {
   constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   const P quarter = V::splat(0.25f), zero = V::splat(0.0f);
+  const P s = Pre ? V::load(scale) : zero, t = Pre ? V::load(shift) : zero;
   P part[kChunk];
   for (int64_t oh = 0; oh < g.ho; ++oh) {
     const float *r0 = x + 2 * oh * g.w * B, *r1 = r0 + g.w * B;
@@ -414,12 +455,12 @@ DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y)
     for (int64_t c0 = 0; c0 < g.wo; c0 += kChunk) {
       const int64_t c1 = std::min(c0 + kChunk, g.wo);
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const P a = V::load(r0 + 2 * ow * B), b = V::load(r0 + (2 * ow + 1) * B);
+        const P a = load_pre<V, Pre>(r0 + 2 * ow * B, s, t), b = load_pre<V, Pre>(r0 + (2 * ow + 1) * B, s, t);
         if constexpr (Kind == kMax) part[ow - c0] = V::blend(V::takes(a, b), a, b);
         else part[ow - c0] = V::add(V::add(zero, a), b); // the sum from +0
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const P c = V::load(r1 + 2 * ow * B), e = V::load(r1 + (2 * ow + 1) * B);
+        const P c = load_pre<V, Pre>(r1 + 2 * ow * B, s, t), e = load_pre<V, Pre>(r1 + (2 * ow + 1) * B, s, t);
         P v = part[ow - c0];
         if constexpr (Kind == kMax) {
           v = V::blend(V::takes(v, c), v, c);
@@ -433,13 +474,15 @@ DXRT_AVX2 void forward_2x2_avx2(const PoolGeometry &g, const float *x, float *y)
   }
 }
 
-template <typename V, int64_t Kind>
-DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx) {
+template <typename V, int64_t Kind, int Pre = kPlain>
+DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float *dy, float *dx,
+                             const float *scale = nullptr, const float *shift = nullptr) {
   constexpr int64_t B = V::kLanes;
   using P = typename V::P;
   using M = typename V::M;
   if (!(2 * g.ho == g.h && 2 * g.wo == g.w)) std::memset(dx, 0, size_t(g.h * g.w * B) * sizeof(float));
   const P quarter = V::splat(0.25f);
+  const P s = Pre ? V::load(scale) : quarter, t = Pre ? V::load(shift) : quarter;
   P best[kChunk];
   M t1[kChunk];
   for (int64_t oh = 0; oh < g.ho; ++oh) {
@@ -457,13 +500,13 @@ DXRT_AVX2 void grad_2x2_avx2(const PoolGeometry &g, const float *x, const float 
         continue;
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
-        const P a = V::load(r0 + 2 * ow * B), b = V::load(r0 + (2 * ow + 1) * B);
+        const P a = load_pre<V, Pre>(r0 + 2 * ow * B, s, t), b = load_pre<V, Pre>(r0 + (2 * ow + 1) * B, s, t);
         t1[ow - c0] = V::takes(a, b);
         best[ow - c0] = V::blend(t1[ow - c0], a, b);
       }
       for (int64_t ow = c0; ow < c1; ++ow) {
         const int64_t k = ow - c0;
-        const P c = V::load(r1 + 2 * ow * B), e = V::load(r1 + (2 * ow + 1) * B);
+        const P c = load_pre<V, Pre>(r1 + 2 * ow * B, s, t), e = load_pre<V, Pre>(r1 + (2 * ow + 1) * B, s, t);
         const M t2 = V::takes(best[k], c);
         const M t3 = V::takes(V::blend(t2, best[k], c), e);
         const M later = V::either(t2, t3);
@@ -693,4 +736,143 @@ extern "C" void _mlir_ciface_dxrt_pool_grad_blocked(dxrt_memref5 *dyd, dxrt_memr
   const PoolGeometry g = pool_geometry(k, x.t, dy.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
   pool_blocked_run(best_path(x.block), x.block, true, kind, block_geometry(g, x.block), g.planes / x.block, x.t.p,
                    dy.t.p, dx.t.p);
+}
+
+// ---- the pooling of a per-channel map of x, relu?(x * scale + shift)
+// (dxrt_pool_*_blocked_pre, for dxc's dx-fuse-pool-input) ----
+
+namespace {
+
+#if defined(__x86_64__)
+template <int Pre> DXRT_AVX512 void pre_op_plane_avx512(const float *x, int64_t pixels, const float *scale,
+                                                       const float *shift, float *out) {
+  const __m512 s = _mm512_loadu_ps(scale), t = _mm512_loadu_ps(shift);
+  for (int64_t p = 0; p < pixels; ++p) _mm512_storeu_ps(out + p * B16, load_pre<Pre>(x + p * B16, s, t));
+}
+#endif
+
+// The map on one plane of `pixels` pixels of B channels into `out` (for the
+// loops without a 2x2 twin): pre_op's rule with AVX-512, else lane by lane.
+void pre_op_plane(const char *path, const float *x, int64_t pixels, int64_t B, const float *scale,
+                  const float *shift, bool relu, float *out) {
+#if defined(__x86_64__)
+  if (std::strcmp(path, "avx512f") == 0)
+    return relu ? pre_op_plane_avx512<kAffineRelu>(x, pixels, scale, shift, out)
+                : pre_op_plane_avx512<kAffine>(x, pixels, scale, shift, out);
+#endif
+  for (int64_t p = 0; p < pixels; ++p)
+    for (int64_t l = 0; l < B; ++l) {
+      float v = x[p * B + l] * scale[l] + shift[l];
+      if (relu && !(v > 0.0f) && !std::isnan(v)) v = 0.0f;
+      out[p * B + l] = v;
+    }
+}
+
+// The per-channel vectors, [C/B, B] (any shape of C elements) in channel order.
+const float *channel_vector(const dxrt_memref2 *m, const char *k, const char *arg, int64_t channels) {
+  const Mat v = view(m, k, arg);
+  DXRT_KERNEL_CHECK(v.rows * v.cols == channels, k,
+                    str(arg, " has ", v.rows * v.cols, " elements for ", channels, " channels"));
+  return v.p;
+}
+
+// One thread's plane buffer: kernels run on the calling thread, and it grows
+// on the first step only.
+float *plane_buffer(int64_t floats) {
+  thread_local std::vector<float> buffer;
+  if (int64_t(buffer.size()) < floats) buffer.resize(size_t(floats));
+  return buffer.data();
+}
+
+// The 2x2 loops of `path` with the map applied as they load x: false where
+// the path has none.
+template <int Pre>
+bool run_2x2_pre(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g, const float *x,
+                 const float *scale, const float *shift, const float *dy, float *out) {
+#if defined(__x86_64__)
+  if (!is_2x2(g)) return false;
+  if (std::strcmp(path, "avx512f") == 0) {
+    if (grad && kind == kMax) grad_2x2_avx512<kMax, Pre>(g, x, dy, out, scale, shift);
+    else if (grad) grad_2x2_avx512<kAvg, Pre>(g, x, dy, out, scale, shift);
+    else if (kind == kMax) forward_2x2_avx512<kMax, Pre>(g, x, out, scale, shift);
+    else forward_2x2_avx512<kAvg, Pre>(g, x, out, scale, shift);
+    return true;
+  }
+  if (std::strcmp(path, "avx2") != 0) return false;
+  if (block == 16) {
+    if (grad && kind == kMax) grad_2x2_avx2<Avx2x16, kMax, Pre>(g, x, dy, out, scale, shift);
+    else if (grad) grad_2x2_avx2<Avx2x16, kAvg, Pre>(g, x, dy, out, scale, shift);
+    else if (kind == kMax) forward_2x2_avx2<Avx2x16, kMax, Pre>(g, x, out, scale, shift);
+    else forward_2x2_avx2<Avx2x16, kAvg, Pre>(g, x, out, scale, shift);
+  } else {
+    if (grad && kind == kMax) grad_2x2_avx2<Avx2x8, kMax, Pre>(g, x, dy, out, scale, shift);
+    else if (grad) grad_2x2_avx2<Avx2x8, kAvg, Pre>(g, x, dy, out, scale, shift);
+    else if (kind == kMax) forward_2x2_avx2<Avx2x8, kMax, Pre>(g, x, out, scale, shift);
+    else forward_2x2_avx2<Avx2x8, kAvg, Pre>(g, x, out, scale, shift);
+  }
+  return true;
+#else
+  return false;
+#endif
+}
+
+} // namespace
+
+namespace dxrt {
+
+bool pool_blocked_run_pre(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g,
+                          int64_t blocks, int64_t channel_blocks, const float *x, const float *scale,
+                          const float *shift, bool relu, const float *y_or_dy, float *y_or_dx) {
+  // pool_blocked_run's checks, on no planes.
+  if (!pool_blocked_run(path, block, grad, kind, g, 0, x, y_or_dy, y_or_dx)) return false;
+  const int64_t in = g.h * g.w * block, out = g.ho * g.wo * block;
+  for (int64_t p = 0; p < blocks; ++p) {
+    const int64_t cb = p % channel_blocks;
+    const float *xp = x + p * in, *s = scale + cb * block, *t = shift + cb * block;
+    const float *dyp = grad ? y_or_dy + p * out : nullptr;
+    float *op = y_or_dx + p * (grad ? in : out);
+    if (relu ? run_2x2_pre<kAffineRelu>(path, block, grad, kind, g, xp, s, t, dyp, op)
+             : run_2x2_pre<kAffine>(path, block, grad, kind, g, xp, s, t, dyp, op))
+      continue;
+    // Other windows: the plane's input made in a buffer that stays in cache.
+    float *plane = plane_buffer(in);
+    pre_op_plane(path, xp, g.h * g.w, block, s, t, relu, plane);
+    pool_blocked_run(path, block, grad, kind, g, 1, plane, dyp, op);
+  }
+  return true;
+}
+
+} // namespace dxrt
+
+extern "C" void _mlir_ciface_dxrt_pool_forward_blocked_pre(dxrt_memref5 *xd, dxrt_memref2 *scaled,
+                                                           dxrt_memref2 *shiftd, dxrt_memref5 *yd, int64_t kind,
+                                                           int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt,
+                                                           int64_t pb, int64_t pl, int64_t pr, int64_t relu) {
+  const char *k = "dxrt_pool_forward_blocked_pre";
+  Activation x = activation_view(xd, k, "x"), y = activation_view(yd, k, "y");
+  DXRT_KERNEL_CHECK(x.block == y.block && x.blocked(), k,
+                    str("x and y must be in one channel-blocked layout, but x is in blocks of ", x.block,
+                        " channels and y of ", y.block));
+  DXRT_KERNEL_CHECK(relu == 0 || relu == 1, k, str("relu = ", relu, " is neither 0 nor 1"));
+  const float *scale = channel_vector(scaled, k, "scale", x.t.c), *shift = channel_vector(shiftd, k, "shift", x.t.c);
+  const PoolGeometry g = pool_geometry(k, x.t, y.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  pool_blocked_run_pre(best_path(x.block), x.block, false, kind, block_geometry(g, x.block), g.planes / x.block,
+                       x.t.c / x.block, x.t.p, scale, shift, relu != 0, nullptr, y.t.p);
+}
+
+extern "C" void _mlir_ciface_dxrt_pool_grad_blocked_pre(dxrt_memref5 *dyd, dxrt_memref5 *xd, dxrt_memref2 *scaled,
+                                                        dxrt_memref2 *shiftd, dxrt_memref5 *dxd, int64_t kind,
+                                                        int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pt,
+                                                        int64_t pb, int64_t pl, int64_t pr, int64_t relu) {
+  const char *k = "dxrt_pool_grad_blocked_pre";
+  Activation dy = activation_view(dyd, k, "dy"), x = activation_view(xd, k, "x"), dx = activation_view(dxd, k, "dx");
+  DXRT_KERNEL_CHECK(x.block == dy.block && x.block == dx.block && x.blocked(), k,
+                    str("dy, x and dx must be in one channel-blocked layout, but they are in blocks of ", dy.block,
+                        ", ", x.block, " and ", dx.block, " channels"));
+  DXRT_KERNEL_CHECK(same_shape(dx.t, x.t), k, str("dx is ", shape(dx.t), " but x is ", shape(x.t)));
+  DXRT_KERNEL_CHECK(relu == 0 || relu == 1, k, str("relu = ", relu, " is neither 0 nor 1"));
+  const float *scale = channel_vector(scaled, k, "scale", x.t.c), *shift = channel_vector(shiftd, k, "shift", x.t.c);
+  const PoolGeometry g = pool_geometry(k, x.t, dy.t, kind, kh, kw, sh, sw, pt, pb, pl, pr);
+  pool_blocked_run_pre(best_path(x.block), x.block, true, kind, block_geometry(g, x.block), g.planes / x.block,
+                       x.t.c / x.block, x.t.p, scale, shift, relu != 0, dy.t.p, dx.t.p);
 }

@@ -4,6 +4,9 @@
 // common case), overlap (3x3 stride 2 pad 1; stride 1), leave a row and a
 // column out or gaps between them, or lie partly in the padding; on data
 // with ties and NaNs.
+// The _pre kernels (a per-channel map relu?(x * scale + shift) applied as
+// they read x, for dxc's dx-fuse-pool-input) against the plain kernels on
+// the mapped tensor, bit for bit, in every implementation.
 // In nChw16c and nChw8c, every implementation (AVX-512 for nChw16c, AVX2,
 // lane by lane) must give the NCHW kernels' values (a zero may differ in
 // sign: the NCHW 2x2 loops store where these add to +0); and
@@ -12,8 +15,9 @@
 #include "kernels/BlockedLayout.h"
 #include "kernels/Pool.h"
 
-#include <gtest/gtest.h>
 #include <cmath>
+#include <cstring>
+#include <gtest/gtest.h>
 #include <random>
 #include <string>
 #include <vector>
@@ -152,6 +156,116 @@ TEST(PoolBlockedDeathTest, MixedLayoutsAbortNamingTheKernel) {
   dxrt_memref5 bad = m5(x, 2, 4, 4, 4, 4);
   EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked(&bad, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0),
                "dxrt_pool_forward_blocked.*neither nChw16c, nChw8c nor NCHW");
+}
+
+// ---- dxrt_pool_*_blocked_pre ----
+
+// The map the kernels apply, as the generated code computes it: the product
+// rounded, then the sum; relu = maximumf(v, +0) (a NaN stays).
+std::vector<float> mapped(const std::vector<float> &xb, int64_t block, int64_t cb, int64_t hw,
+                          const std::vector<float> &scale, const std::vector<float> &shift, bool relu) {
+  std::vector<float> out(xb.size());
+  for (size_t i = 0; i < xb.size(); ++i) {
+    const int64_t c = (int64_t(i) / (hw * block)) % cb * block + int64_t(i) % block;
+    volatile float product = xb[i] * scale[size_t(c)];
+    float v = product + shift[size_t(c)];
+    if (relu && !std::isnan(v)) v = v > 0.0f ? v : 0.0f;
+    out[i] = v;
+  }
+  return out;
+}
+
+// The same bits, any NaN for a NaN.
+void expect_bits(const std::vector<float> &got, const std::vector<float> &want, const std::string &what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    uint32_t a, b;
+    std::memcpy(&a, &got[i], 4), std::memcpy(&b, &want[i], 4);
+    const bool ok = std::isnan(want[i]) ? std::isnan(got[i]) : a == b;
+    if (!ok && bad++ < 5) ADD_FAILURE() << what << " element " << i << ": " << got[i] << ", want " << want[i];
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+class PoolBlockedPre : public ::testing::TestWithParam<std::tuple<Geometry, int64_t, bool, int64_t, bool>> {};
+
+TEST_P(PoolBlockedPre, EqualsThePlainKernelsOnTheMappedInput) {
+  const auto [g, kind, nans, block, relu] = GetParam();
+  const int64_t ho = g.ho(), wo = g.wo(), hw = g.h * g.w, ohw = ho * wo, cb = g.c / block;
+  std::vector<float> xb = blocked(data(g.n * g.c * hw, 3, nans), g.n, g.c, hw, block);
+  std::vector<float> dyb = blocked(data(g.n * g.c * ohw, 4, nans), g.n, g.c, ohw, block);
+  // Negative, zero and fractional scales; shifts with a -0.
+  std::vector<float> scale(size_t(g.c)), shift(size_t(g.c));
+  for (int64_t c = 0; c < g.c; ++c) {
+    scale[size_t(c)] = 0.375f * float(c % 7 - 3) + (c % 4 == 1 ? 0.1f : 0.0f);
+    shift[size_t(c)] = c % 5 == 0 ? -0.0f : 0.25f * float(c % 9 - 4);
+  }
+  std::vector<float> m = mapped(xb, block, cb, hw, scale, shift, relu);
+  // The plain kernels on the map's result: the reference.
+  std::vector<float> y(size_t(g.n * g.c * ohw), 11.0f), dx(xb.size(), 11.0f);
+  dxrt_memref5 md = m5(m, g.n, cb, g.h, g.w, block), yd = m5(y, g.n, cb, ho, wo, block),
+               dyd = m5(dyb, g.n, cb, ho, wo, block), dxd = m5(dx, g.n, cb, g.h, g.w, block);
+  _mlir_ciface_dxrt_pool_forward_blocked(&md, &yd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+  _mlir_ciface_dxrt_pool_grad_blocked(&dyd, &md, &dxd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr);
+
+  // The entry points, scale and shift as [C/B, B].
+  std::vector<float> py(y.size(), 77.0f), pdx(dx.size(), 77.0f);
+  dxrt_memref5 xd = m5(xb, g.n, cb, g.h, g.w, block), pyd = m5(py, g.n, cb, ho, wo, block),
+               pdxd = m5(pdx, g.n, cb, g.h, g.w, block);
+  dxrt_memref2 sd = {scale.data(), scale.data(), 0, {cb, block}, {block, 1}};
+  dxrt_memref2 td = {shift.data(), shift.data(), 0, {cb, block}, {block, 1}};
+  _mlir_ciface_dxrt_pool_forward_blocked_pre(&xd, &sd, &td, &pyd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr,
+                                             relu);
+  _mlir_ciface_dxrt_pool_grad_blocked_pre(&dyd, &xd, &sd, &td, &pdxd, kind, g.k, g.k, g.s, g.s, g.pt, g.pb, g.pl, g.pr,
+                                          relu);
+  expect_bits(py, y, "forward");
+  expect_bits(pdx, dx, "gradient");
+
+  // Each implementation by name.
+  dxrt::PoolGeometry pg{1, g.h, g.w, ho, wo, g.k, g.k, g.s, g.s, g.pt, g.pl};
+  for (const char *path : {"avx512f", "avx2", "scalar"}) {
+    std::vector<float> ry(y.size(), 55.0f), rdx(dx.size(), 55.0f), qy(y.size(), 66.0f), qdx(dx.size(), 66.0f);
+    if (!dxrt::pool_blocked_run(path, block, false, kind, pg, g.n * cb, m.data(), nullptr, ry.data())) {
+      EXPECT_FALSE(dxrt::pool_blocked_run_pre(path, block, false, kind, pg, g.n * cb, cb, xb.data(), scale.data(),
+                                              shift.data(), relu, nullptr, qy.data()))
+          << path << " ran with a map but not without";
+      continue;
+    }
+    ASSERT_TRUE(dxrt::pool_blocked_run(path, block, true, kind, pg, g.n * cb, m.data(), dyb.data(), rdx.data()));
+    ASSERT_TRUE(dxrt::pool_blocked_run_pre(path, block, false, kind, pg, g.n * cb, cb, xb.data(), scale.data(),
+                                           shift.data(), relu, nullptr, qy.data()));
+    ASSERT_TRUE(dxrt::pool_blocked_run_pre(path, block, true, kind, pg, g.n * cb, cb, xb.data(), scale.data(),
+                                           shift.data(), relu, dyb.data(), qdx.data()));
+    expect_bits(qy, ry, std::string(path) + " forward");
+    expect_bits(qdx, rdx, std::string(path) + " gradient");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Geometries, PoolBlockedPre,
+                         ::testing::Combine(::testing::ValuesIn(kGeometries), ::testing::Values(0, 1),
+                                            ::testing::Bool(), ::testing::Values(16, 8), ::testing::Bool()),
+                         [](const auto &i) {
+                           return std::string(std::get<0>(i.param).name) +
+                                  (std::get<1>(i.param) == 0 ? "_max" : "_avg") + (std::get<2>(i.param) ? "_nan" : "") +
+                                  "_nchw" + std::to_string(std::get<3>(i.param)) + "c" +
+                                  (std::get<4>(i.param) ? "_relu" : "");
+                         });
+
+TEST(PoolBlockedDeathTest, PreChecksItsVectorsAndFlag) {
+  std::vector<float> x(2 * 32 * 4 * 4), y(2 * 32 * 2 * 2), v(32), dy(y.size()), dx(x.size());
+  dxrt_memref5 xd = m5(x, 2, 2, 4, 4, 16), yd = m5(y, 2, 2, 2, 2, 16), dyd = m5(dy, 2, 2, 2, 2, 16),
+               dxd = m5(dx, 2, 2, 4, 4, 16);
+  dxrt_memref2 full = {v.data(), v.data(), 0, {2, 16}, {16, 1}}, half = {v.data(), v.data(), 0, {1, 16}, {16, 1}};
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked_pre(&xd, &half, &full, &yd, 0, 2, 2, 2, 2, 0, 0, 0, 0, 1),
+               "dxrt_pool_forward_blocked_pre.*scale has 16 elements for 32 channels");
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_grad_blocked_pre(&dyd, &xd, &full, &half, &dxd, 0, 2, 2, 2, 2, 0, 0, 0, 0, 0),
+               "dxrt_pool_grad_blocked_pre.*shift has 16 elements for 32 channels");
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked_pre(&xd, &full, &full, &yd, 0, 2, 2, 2, 2, 0, 0, 0, 0, 2),
+               "dxrt_pool_forward_blocked_pre.*relu = 2 is neither 0 nor 1");
+  dxrt_memref5 x1 = m5(x, 2, 32, 4, 4, 1), y1 = m5(y, 2, 32, 2, 2, 1);
+  EXPECT_DEATH(_mlir_ciface_dxrt_pool_forward_blocked_pre(&x1, &full, &full, &y1, 0, 2, 2, 2, 2, 0, 0, 0, 0, 0),
+               "dxrt_pool_forward_blocked_pre.*one channel-blocked layout");
 }
 
 } // namespace

@@ -117,6 +117,21 @@ void _mlir_ciface_dxrt_pool_forward_blocked(dxrt_memref5 *x, dxrt_memref5 *y, in
 void _mlir_ciface_dxrt_pool_grad_blocked(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref5 *dx, int64_t kind, int64_t kh,
                                          int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
                                          int64_t pr);
+/* The two channel-blocked pooling kernels above on relu?(x * scale + shift)
+ * instead of x, the product rounded before the sum and relu = max(v, +0)
+ * with NaN kept (arith.maximumf): scale and shift hold C floats in channel
+ * order ([C/B, B]), relu is 0 or 1. The gradient is with respect to that
+ * input, as dxrt_pool_grad_blocked's on it. dxc's dx-fuse-pool-input calls
+ * them in place of a generated per-channel map that only poolings read
+ * (docs/codegen.md). */
+void _mlir_ciface_dxrt_pool_forward_blocked_pre(dxrt_memref5 *x, dxrt_memref2 *scale, dxrt_memref2 *shift,
+                                                dxrt_memref5 *y, int64_t kind, int64_t kh, int64_t kw, int64_t sh,
+                                                int64_t sw, int64_t pt, int64_t pb, int64_t pl, int64_t pr,
+                                                int64_t relu);
+void _mlir_ciface_dxrt_pool_grad_blocked_pre(dxrt_memref5 *dy, dxrt_memref5 *x, dxrt_memref2 *scale,
+                                             dxrt_memref2 *shift, dxrt_memref5 *dx, int64_t kind, int64_t kh,
+                                             int64_t kw, int64_t sh, int64_t sw, int64_t pt, int64_t pb, int64_t pl,
+                                             int64_t pr, int64_t relu);
 /* y = x in the other layout: NCHW [N, C, H, W] <-> [N, C/B, H, W, B], B = 16 or 8. */
 void _mlir_ciface_dxrt_nchw_to_blocked(dxrt_memref4 *x, dxrt_memref5 *y);
 void _mlir_ciface_dxrt_blocked_to_nchw(dxrt_memref5 *x, dxrt_memref4 *y);
