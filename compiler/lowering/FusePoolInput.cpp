@@ -95,17 +95,25 @@ std::optional<PreOp> matchPreOp(linalg::GenericOp g) {
       }
   }
   auto isX = [&](Value a) { return a == xArg; };
+  // A contract flag would let LLVM fuse the map's product and sum into one
+  // rounding, which the kernels do not.
+  auto contracts = [](mlir::Operation *op) {
+    auto fm = mlir::dyn_cast<mlir::arith::ArithFastMathInterface>(op);
+    return fm && mlir::arith::bitEnumContainsAny(fm.getFastMathFlagsAttr().getValue(),
+                                                 mlir::arith::FastMathFlags::contract);
+  };
   // x * s (either order): s, or null where `a` is not that.
   auto scaleOf = [&](Value a) -> std::optional<Value> {
     if (isX(a)) return Value();
     auto mul = a.getDefiningOp<mlir::arith::MulFOp>();
-    if (!mul || mul->getBlock() != g.getBody()) return std::nullopt;
+    if (!mul || mul->getBlock() != g.getBody() || contracts(mul)) return std::nullopt;
     for (int side = 0; side < 2; ++side)
       if (isX(mul->getOperand(side)) && perChannel(g, mul->getOperand(1 - side), pre.x))
         return mul->getOperand(1 - side);
     return std::nullopt;
   };
   if (auto add = v.getDefiningOp<mlir::arith::AddFOp>(); add && add->getBlock() == g.getBody()) {
+    if (contracts(add)) return std::nullopt;
     for (int side = 0; side < 2; ++side) {
       std::optional<Value> s = scaleOf(add->getOperand(side));
       if (s && perChannel(g, add->getOperand(1 - side), pre.x)) {

@@ -25,7 +25,8 @@ namespace dx {
 // The map matches when its body yields maximumf(v, +0) (relu) or v, v being
 // x * s + t, x * s, x + t or x (either operand order), with s and t
 // computed only from per-channel inputs, read through (n, cb, h, w, c) ->
-// (cb, c), constants and values from outside it. A missing s is 1 and a
+// (cb, c), constants and values from outside it, and no contract flag on
+// the product or the sum. A missing s is 1 and a
 // missing t is -0 (v + -0 = v for every v, -0 included), so the kernel's
 // x * scale + shift is exactly the map's value (libdxrt rounds the product
 // before the sum, as the map does). relu is arith.maximumf(v, +0): a NaN

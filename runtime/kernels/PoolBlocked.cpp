@@ -94,6 +94,13 @@ void grad_scalar(int64_t B, const PoolGeometry &g, int64_t kind, const float *x,
     }
 }
 
+// What the 2x2 loops pool: x itself (kPlain), or relu?(x * scale + shift)
+// computed on each vector of x as it is loaded (dxrt_pool_*_blocked_pre, for
+// dxc's dx-fuse-pool-input): the product rounded before the sum (this file
+// is built with -ffp-contract=off), then relu as arith.maximumf(v, +0): a
+// NaN stays, -0 and the negatives become +0.
+enum PreOp : int { kPlain = 0, kAffine = 1, kAffineRelu = 2 };
+
 // ---- AVX-512 (nChw16c): the same rule on 16 lanes at once ----
 
 #if defined(__x86_64__)
@@ -120,13 +127,7 @@ inline bool is_2x2(const PoolGeometry &g) {
 // hardware prefetcher follows one ascending stream per page, not two).
 constexpr int64_t kChunk = 64;
 
-// What the 2x2 loops pool: x itself (kPlain), or relu?(x * scale + shift)
-// computed on each vector of x as it is loaded (dxrt_pool_*_blocked_pre, for
-// dxc's dx-fuse-pool-input): the product rounded before the sum (this file
-// is built with -ffp-contract=off), then relu as arith.maximumf(v, +0): a
-// NaN stays, -0 and the negatives become +0.
-enum PreOp : int { kPlain = 0, kAffine = 1, kAffineRelu = 2 };
-
+// The map (PreOp, above) on one vector, and on a vector as it is loaded.
 template <int Pre> DXRT_AVX512 inline __m512 pre_op(__m512 v, __m512 s, __m512 t) {
   if constexpr (Pre == kPlain) return v;
   v = _mm512_add_ps(_mm512_mul_ps(v, s), t);
