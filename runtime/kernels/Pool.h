@@ -42,7 +42,9 @@ bool pool_blocked_run(const char *path, int64_t block, bool grad, int64_t kind, 
 
 // The same on relu?(x * scale + shift) instead of x (dxrt_pool_*_blocked_pre):
 // scale and shift hold one float per channel, plane p's channels are block
-// p % channel_blocks, and each plane's input is made in a buffer first.
+// p % channel_blocks. The 2x2 vector loops apply the map as they load x;
+// other windows (and the scalar path) make each plane's input in a buffer
+// first.
 bool pool_blocked_run_pre(const char *path, int64_t block, bool grad, int64_t kind, const PoolGeometry &g,
                           int64_t blocks, int64_t channel_blocks, const float *x, const float *scale,
                           const float *shift, bool relu, const float *y_or_dy, float *y_or_dx);
